@@ -1,0 +1,106 @@
+// The backend seam: one context object (CPU, or CUDA device N) that owns memory, streams and
+// library handles, and exposes the few merged primitives the algorithms in src/ are written
+// against. An algorithm never branches on the backend; both backends are tested against each
+// other and against plain references.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "zeronorm/dataset.hpp"
+#include "zeronorm/kernel.hpp"
+#include "zeronorm/smo.hpp"
+
+namespace zeronorm {
+
+enum class BackendKind { Cpu, Cuda };
+
+BackendKind parse_backend_kind(const std::string& name);  // "cpu" or "cuda"
+std::string to_string(BackendKind kind);
+
+class Backend;
+
+// A dense column-major double matrix (leading dimension = rows) in a backend's memory: host
+// memory for the CPU backend, device memory for CUDA. Copies share the storage.
+class DeviceMatrix {
+public:
+    DeviceMatrix() = default;
+    DeviceMatrix(std::shared_ptr<double> storage, Index rows, Index cols)
+        : storage_(std::move(storage)), rows_(rows), cols_(cols) {}
+
+    Index rows() const { return rows_; }
+    Index cols() const { return cols_; }
+    Index size() const { return rows_ * cols_; }
+    bool empty() const { return size() == 0; }
+    double* data() { return storage_.get(); }
+    const double* data() const { return storage_.get(); }
+
+private:
+    std::shared_ptr<double> storage_;
+    Index rows_ = 0;
+    Index cols_ = 0;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+
+    virtual BackendKind kind() const = 0;
+    // Human-readable description ("cpu (2 threads)", "cuda:0 NVIDIA H100 ...").
+    virtual std::string description() const = 0;
+
+    // ---- memory ----------------------------------------------------------------------------
+    // Uninitialised rows x cols matrix (the CUDA backend fills it with NaN as poison in debug
+    // builds so an unwritten output is caught by tests).
+    virtual DeviceMatrix allocate(Index rows, Index cols) = 0;
+    virtual DeviceMatrix upload(const Matrix& host) = 0;
+    virtual Matrix download(const DeviceMatrix& m) = 0;
+
+    // ---- compaction ------------------------------------------------------------------------
+    // Columns `cols` of X, in that order (pruning features). Indices must be valid.
+    virtual DeviceMatrix select_columns(const DeviceMatrix& X, const IndexVector& cols) = 0;
+    // Rows `rows` of X, in that order (training subsets, active sets).
+    virtual DeviceMatrix select_rows(const DeviceMatrix& X, const IndexVector& rows) = 0;
+
+    // ---- kernels and products --------------------------------------------------------------
+    // K_ij = k(z.*a_i, z.*b_j) for rows a_i of A (m x d) and b_j of B (l x d); z = feature_scale
+    // (d x 1) or all ones when null. When &A == &B the symmetric form (one SYRK) is used.
+    virtual DeviceMatrix kernel_matrix(const KernelSpec& spec, const DeviceMatrix& A,
+                                       const DeviceMatrix& B,
+                                       const DeviceMatrix* feature_scale = nullptr) = 0;
+
+    // C = alpha op(A) op(B) + beta C, op = transpose when trans_* is true. C must be allocated.
+    virtual void gemm(bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
+                      const DeviceMatrix& B, double beta, DeviceMatrix& C) = 0;
+
+    // Solves A X = B in place for symmetric positive definite A (n x n): A is overwritten by its
+    // Cholesky factor and B (n x k) by X. Returns false (A, B unspecified) if A is not
+    // numerically positive definite.
+    virtual bool cholesky_solve(DeviceMatrix& A, DeviceMatrix& B) = 0;
+
+    // ---- inner QP solver -------------------------------------------------------------------
+    // SMO (see smo.hpp) on a precomputed kernel K (n x n) in this backend's memory; labels y
+    // are +-1. warm_start, when given, is a feasible starting beta (it is clipped to [0, C] and
+    // repaired to y'beta = 0 if needed).
+    virtual SmoResult solve_smo(const DeviceMatrix& K, const Vector& y, const SmoOptions& options,
+                                const Vector* warm_start = nullptr) = 0;
+
+    // SMO with kernel columns computed on demand from X (n x d) and cached (options.cache_mb),
+    // for n too large for a full kernel matrix.
+    virtual SmoResult solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,
+                                const SmoOptions& options, const Vector* warm_start = nullptr) = 0;
+};
+
+// The CPU backend (Eigen; threads where they pay).
+std::unique_ptr<Backend> make_cpu_backend();
+// The CUDA backend on device `device`. Throws NotCompiled in a build without CUDA and CudaError
+// if the device does not exist.
+std::unique_ptr<Backend> make_cuda_backend(int device = 0);
+std::unique_ptr<Backend> make_backend(BackendKind kind, int device = 0);
+
+// True when this build contains the CUDA backend.
+bool cuda_compiled();
+// Number of usable CUDA devices (0 when not compiled or none present).
+int cuda_device_count();
+
+}  // namespace zeronorm

@@ -1,0 +1,16 @@
+// Build without CUDA: the CUDA backend exists as an entry point that says it was not compiled,
+// so CPU-only builds link and callers get a clear error.
+#include "zeronorm/backend.hpp"
+#include "zeronorm/error.hpp"
+
+namespace zeronorm {
+
+std::unique_ptr<Backend> make_cuda_backend(int /*device*/) {
+    throw NotCompiled("the CUDA backend is not compiled into this build of zeronorm "
+                      "(configure with -DZERONORM_CUDA=ON on a machine with the CUDA toolkit)");
+}
+
+bool cuda_compiled() { return false; }
+int cuda_device_count() { return 0; }
+
+}  // namespace zeronorm
