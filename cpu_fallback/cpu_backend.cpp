@@ -1,0 +1,280 @@
+// The CPU backend: Eigen for the dense algebra, LIBSVM-style SMO on kernel columns.
+#include <algorithm>
+#include <cmath>
+#include <list>
+#include <thread>
+#include <unordered_map>
+
+#include "smo_solver.hpp"
+#include "zeronorm/backend.hpp"
+#include "zeronorm/error.hpp"
+
+namespace zeronorm {
+namespace {
+
+using ConstMap = Eigen::Map<const Matrix>;
+using MutableMap = Eigen::Map<Matrix>;
+
+ConstMap view(const DeviceMatrix& m) { return ConstMap(m.data(), m.rows(), m.cols()); }
+MutableMap view(DeviceMatrix& m) { return MutableMap(m.data(), m.rows(), m.cols()); }
+
+DeviceMatrix allocate_host(Index rows, Index cols) {
+    ZN_EXPECTS(rows >= 0 && cols >= 0, "allocate: negative shape " << rows << " x " << cols);
+    const Index count = rows * cols;
+    std::shared_ptr<double> storage(count > 0 ? new double[static_cast<std::size_t>(count)] : nullptr,
+                                    std::default_delete<double[]>());
+    return DeviceMatrix(std::move(storage), rows, cols);
+}
+
+// Turns inner products `dots` (rows of A against rows of B) into kernel values in place;
+// sq_a / sq_b are the squared row norms (RBF kinds only).
+void finish_kernel(const KernelSpec& spec, Eigen::Ref<Matrix> dots, const Vector& sq_a,
+                   const Vector& sq_b) {
+    switch (spec.type) {
+        case KernelType::Linear: return;
+        case KernelType::Polynomial:
+            dots = (spec.gamma * dots.array() + spec.coef0).pow(double(spec.degree)).matrix();
+            return;
+        case KernelType::SumOfPowers: {
+            Matrix power = dots, sum = dots;
+            for (int t = 2; t <= spec.degree; ++t) {
+                power.array() *= dots.array();
+                sum += power;
+            }
+            dots = sum;
+            return;
+        }
+        case KernelType::Rbf:
+        case KernelType::WeightedRbf:
+            for (Index j = 0; j < dots.cols(); ++j)
+                for (Index i = 0; i < dots.rows(); ++i)
+                    dots(i, j) = std::exp(-spec.gamma *
+                                          std::max(0.0, sq_a[i] + sq_b[j] - 2.0 * dots(i, j)));
+            return;
+        case KernelType::Chi2: break;
+    }
+    throw InvalidArgument("finish_kernel: chi2 has no inner-product form");
+}
+
+// Rows scaled by z (and by sqrt(theta) for the weighted RBF, which turns it into a plain RBF).
+Matrix prepare_rows(const KernelSpec& spec, const ConstMap& A, const DeviceMatrix* scale) {
+    Matrix S = A;
+    if (scale != nullptr) S *= Eigen::Map<const Vector>(scale->data(), scale->size()).asDiagonal();
+    if (spec.type == KernelType::WeightedRbf) S *= spec.theta.cwiseSqrt().asDiagonal();
+    return S;
+}
+
+Matrix chi2_kernel(double gamma, const Matrix& A, const Matrix& B) {
+    Matrix K(A.rows(), B.rows());
+    for (Index j = 0; j < B.rows(); ++j)
+        for (Index i = 0; i < A.rows(); ++i) {
+            double acc = 0.0;
+            for (Index k = 0; k < A.cols(); ++k) {
+                const double sum = A(i, k) + B(j, k);
+                if (sum == 0.0) continue;
+                const double diff = A(i, k) - B(j, k);
+                acc += diff * diff / sum;
+            }
+            K(i, j) = std::exp(-gamma * acc);
+        }
+    return K;
+}
+
+// Kernel columns computed on demand from the data and kept in an LRU cache.
+class CachedKernelColumns final : public cpu::KernelColumns {
+public:
+    CachedKernelColumns(const KernelSpec& spec, Matrix X, double cache_mb)
+        : spec_(spec), X_(std::move(X)) {
+        const Index n = X_.rows();
+        sq_norms_ = X_.rowwise().squaredNorm();
+        diagonal_.resize(n);
+        for (Index i = 0; i < n; ++i)
+            diagonal_[i] = kernel_value(spec_, X_.data() + i, n, X_.data() + i, n, X_.cols());
+        const double bytes_per_column = 8.0 * double(std::max<Index>(n, 1));
+        capacity_ = std::max<std::size_t>(2, std::size_t(cache_mb * 1024 * 1024 / bytes_per_column));
+    }
+    Index size() const override { return X_.rows(); }
+    const Vector& diagonal() const override { return diagonal_; }
+
+    const double* column(Index i) override {
+        auto found = index_.find(i);
+        if (found != index_.end()) {
+            lru_.splice(lru_.begin(), lru_, found->second);
+            return found->second->second.data();
+        }
+        if (lru_.size() >= capacity_) {
+            index_.erase(lru_.back().first);
+            lru_.pop_back();
+        }
+        lru_.emplace_front(i, compute(i));
+        index_[i] = lru_.begin();
+        return lru_.front().second.data();
+    }
+
+private:
+    Vector compute(Index i) const {
+        const Index n = X_.rows();
+        if (spec_.type == KernelType::Chi2) {
+            Matrix row = X_.row(i);
+            return chi2_kernel(spec_.gamma, X_, row);
+        }
+        Matrix col = X_ * X_.row(i).transpose();
+        finish_kernel(spec_, col, sq_norms_, sq_norms_.segment(i, 1));
+        (void)n;
+        return col;
+    }
+
+    KernelSpec spec_;
+    Matrix X_;
+    Vector sq_norms_, diagonal_;
+    std::size_t capacity_;
+    std::list<std::pair<Index, Vector>> lru_;
+    std::unordered_map<Index, std::list<std::pair<Index, Vector>>::iterator> index_;
+};
+
+// A precomputed kernel matrix seen as columns.
+class DenseKernelColumns final : public cpu::KernelColumns {
+public:
+    explicit DenseKernelColumns(const DeviceMatrix& K) : K_(K), diagonal_(view(K).diagonal()) {}
+    Index size() const override { return K_.rows(); }
+    const double* column(Index i) override { return K_.data() + i * K_.rows(); }
+    const Vector& diagonal() const override { return diagonal_; }
+
+private:
+    const DeviceMatrix& K_;
+    Vector diagonal_;
+};
+
+void check_indices(const IndexVector& indices, Index bound, const char* what) {
+    for (std::size_t k = 0; k < indices.size(); ++k)
+        ZN_EXPECTS(indices[k] >= 0 && indices[k] < bound,
+                   what << ": index " << indices[k] << " at position " << k
+                        << " is outside [0, " << bound << ")");
+}
+
+class CpuBackend final : public Backend {
+public:
+    BackendKind kind() const override { return BackendKind::Cpu; }
+    std::string description() const override {
+        return "cpu (" + std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
+               " hardware threads)";
+    }
+
+    DeviceMatrix allocate(Index rows, Index cols) override { return allocate_host(rows, cols); }
+
+    DeviceMatrix upload(const Matrix& host) override {
+        DeviceMatrix m = allocate_host(host.rows(), host.cols());
+        view(m) = host;
+        return m;
+    }
+
+    Matrix download(const DeviceMatrix& m) override { return view(m); }
+
+    DeviceMatrix select_columns(const DeviceMatrix& X, const IndexVector& cols) override {
+        check_indices(cols, X.cols(), "select_columns");
+        DeviceMatrix out = allocate_host(X.rows(), Index(cols.size()));
+        auto src = view(X);
+        auto dst = view(out);
+        for (std::size_t k = 0; k < cols.size(); ++k) dst.col(Index(k)) = src.col(cols[k]);
+        return out;
+    }
+
+    DeviceMatrix select_rows(const DeviceMatrix& X, const IndexVector& rows) override {
+        check_indices(rows, X.rows(), "select_rows");
+        DeviceMatrix out = allocate_host(Index(rows.size()), X.cols());
+        auto src = view(X);
+        auto dst = view(out);
+        for (std::size_t k = 0; k < rows.size(); ++k) dst.row(Index(k)) = src.row(rows[k]);
+        return out;
+    }
+
+    DeviceMatrix kernel_matrix(const KernelSpec& spec, const DeviceMatrix& A,
+                               const DeviceMatrix& B, const DeviceMatrix* scale) override {
+        ZN_EXPECTS_DIM(A.cols() == B.cols(), "kernel_matrix: A has " << A.cols()
+                                                 << " features but B has " << B.cols());
+        if (scale != nullptr)
+            ZN_EXPECTS_DIM(scale->size() == A.cols(), "kernel_matrix: feature scale has "
+                                                          << scale->size() << " entries for "
+                                                          << A.cols() << " features");
+        spec.validate(A.cols());
+        const bool symmetric = &A == &B;
+        const Matrix SA = prepare_rows(spec, view(A), scale);
+        const Matrix SB = symmetric ? Matrix() : prepare_rows(spec, view(B), scale);
+        const Matrix& rhs = symmetric ? SA : SB;
+        DeviceMatrix K = allocate_host(A.rows(), B.rows());
+        auto out = view(K);
+        if (spec.type == KernelType::Chi2) {
+            out = chi2_kernel(spec.gamma, SA, rhs);
+            return K;
+        }
+        if (symmetric) {
+            out.setZero();
+            out.selfadjointView<Eigen::Lower>().rankUpdate(SA);
+            out.triangularView<Eigen::StrictlyUpper>() = out.transpose();
+        } else {
+            out.noalias() = SA * rhs.transpose();
+        }
+        const Vector sq_a = SA.rowwise().squaredNorm();
+        const Vector sq_b = symmetric ? sq_a : Vector(rhs.rowwise().squaredNorm());
+        finish_kernel(spec, out, sq_a, sq_b);
+        if (symmetric && (spec.type == KernelType::Rbf || spec.type == KernelType::WeightedRbf))
+            out.diagonal().setOnes();  // distance of a point to itself is exactly 0
+        return K;
+    }
+
+    void gemm(bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
+              const DeviceMatrix& B, double beta, DeviceMatrix& C) override {
+        const Index m = trans_a ? A.cols() : A.rows();
+        const Index k = trans_a ? A.rows() : A.cols();
+        const Index k2 = trans_b ? B.cols() : B.rows();
+        const Index n = trans_b ? B.rows() : B.cols();
+        ZN_EXPECTS_DIM(k == k2 && C.rows() == m && C.cols() == n,
+                       "gemm: op(A) is " << m << "x" << k << ", op(B) is " << k2 << "x" << n
+                                         << ", C is " << C.rows() << "x" << C.cols());
+        auto a = view(A);
+        auto b = view(B);
+        auto c = view(C);
+        if (beta == 0.0) c.setZero(); else c *= beta;
+        if (!trans_a && !trans_b) c.noalias() += alpha * a * b;
+        else if (trans_a && !trans_b) c.noalias() += alpha * a.transpose() * b;
+        else if (!trans_a && trans_b) c.noalias() += alpha * a * b.transpose();
+        else c.noalias() += alpha * a.transpose() * b.transpose();
+    }
+
+    bool cholesky_solve(DeviceMatrix& A, DeviceMatrix& B) override {
+        ZN_EXPECTS_DIM(A.rows() == A.cols() && B.rows() == A.rows(),
+                       "cholesky_solve: A is " << A.rows() << "x" << A.cols() << ", B is "
+                                               << B.rows() << "x" << B.cols());
+        auto a = view(A);
+        Eigen::LLT<Eigen::Ref<Matrix>> llt(a);
+        if (llt.info() != Eigen::Success) return false;
+        auto b = view(B);
+        llt.solveInPlace(b);
+        return b.allFinite();
+    }
+
+    SmoResult solve_smo(const DeviceMatrix& K, const Vector& y, const SmoOptions& options,
+                        const Vector* warm_start) override {
+        ZN_EXPECTS_DIM(K.rows() == K.cols(), "solve_smo: kernel is " << K.rows() << "x" << K.cols());
+        ZN_EXPECTS(view(K).allFinite(), "solve_smo: the kernel matrix contains NaN or Inf");
+        DenseKernelColumns columns(K);
+        return cpu::solve_smo(columns, y, options, warm_start);
+    }
+
+    SmoResult solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,
+                        const SmoOptions& options, const Vector* warm_start) override {
+        spec.validate(X.cols());
+        Matrix data = view(X);
+        if (spec.type == KernelType::WeightedRbf) data *= spec.theta.cwiseSqrt().asDiagonal();
+        KernelSpec plain = spec;
+        if (spec.type == KernelType::WeightedRbf) plain.type = KernelType::Rbf;
+        CachedKernelColumns columns(plain, std::move(data), options.cache_mb);
+        return cpu::solve_smo(columns, y, options, warm_start);
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+}  // namespace zeronorm

@@ -1,0 +1,29 @@
+// CPU SMO for the kernel SVM dual with bias (problem in zeronorm/smo.hpp), after LIBSVM's
+// Solver (Chang & Lin) with the second-order working-set selection of Fan, Chen & Lin (2005).
+// The solver sees the kernel only through KernelColumns, so precomputed and cached on-demand
+// kernels share it.
+#pragma once
+
+#include "zeronorm/smo.hpp"
+
+namespace zeronorm::cpu {
+
+// Provides columns of the kernel matrix K (n x n, without labels or ridge).
+class KernelColumns {
+public:
+    virtual ~KernelColumns() = default;
+    virtual Index size() const = 0;
+    // Column i (n entries). The pointer stays valid until two further calls of column().
+    virtual const double* column(Index i) = 0;
+    // K_ii for all i.
+    virtual const Vector& diagonal() const = 0;
+};
+
+SmoResult solve_smo(KernelColumns& kernel, const Vector& y, const SmoOptions& options,
+                    const Vector* warm_start);
+
+// Clips beta into [0, C] and scales the larger class side down so that y'beta = 0 (a feasible
+// point for a warm start; a zero vector stays zero).
+Vector make_feasible(const Vector& beta, const Vector& y, double C);
+
+}  // namespace zeronorm::cpu

@@ -1,0 +1,113 @@
+#include "zeronorm/svm.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include "zeronorm/error.hpp"
+
+namespace zeronorm {
+
+void SmoOptions::validate() const {
+    ZN_EXPECTS(C > 0 && !std::isnan(C), "smo.C must be positive, got " << C);
+    ZN_EXPECTS(std::isfinite(ridge) && ridge >= 0, "smo.ridge must be >= 0, got " << ridge);
+    ZN_EXPECTS(std::isfinite(C) || ridge > 0,
+               "smo.C = infinity (hard margin) needs a positive ridge, so the dual stays bounded");
+    ZN_EXPECTS(std::isfinite(tolerance) && tolerance > 0,
+               "smo.tolerance must be positive, got " << tolerance);
+    ZN_EXPECTS(max_iterations >= 0, "smo.max_iterations must be >= 0, got " << max_iterations);
+    ZN_EXPECTS(std::isfinite(cache_mb) && cache_mb > 0,
+               "smo.cache_mb must be positive, got " << cache_mb);
+}
+
+void SvmOptions::validate(Index n_features) const {
+    kernel.validate(n_features);
+    smo.validate();
+    ZN_EXPECTS(max_kernel_mb >= 0, "max_kernel_mb must be >= 0, got " << max_kernel_mb);
+}
+
+namespace {
+
+void check_binary_labels(const Vector& y) {
+    bool positive = false, negative = false;
+    for (Index i = 0; i < y.size(); ++i) {
+        ZN_EXPECTS(y[i] == 1.0 || y[i] == -1.0,
+                   "two-class training needs labels +1/-1; label of sample " << i << " is " << y[i]);
+        (y[i] > 0 ? positive : negative) = true;
+    }
+    ZN_EXPECTS(positive && negative, "training data holds only one class (label "
+                                         << (positive ? "+1" : "-1") << ")");
+}
+
+}  // namespace
+
+SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    data.validate();
+    ZN_EXPECTS(data.n_samples() >= 2, "training needs at least two samples, got " << data.n_samples());
+    ZN_EXPECTS(data.n_features() >= 1, "training needs at least one feature");
+    check_binary_labels(data.y);
+    options.validate(data.n_features());
+
+    const Index n = data.n_samples();
+    const DeviceMatrix X = backend.upload(data.X);
+    SvmTrainResult result;
+    const double kernel_mb = double(n) * double(n) * 8.0 / (1024.0 * 1024.0);
+    if (kernel_mb <= options.max_kernel_mb) {
+        const DeviceMatrix K = backend.kernel_matrix(options.kernel, X, X);
+        result.smo = backend.solve_smo(K, data.y, options.smo);
+    } else {
+        result.smo = backend.solve_smo(options.kernel, X, data.y, options.smo);
+    }
+
+    IndexVector support;
+    for (Index i = 0; i < n; ++i)
+        if (result.smo.beta[i] > 0) support.push_back(i);
+    SvmModel& model = result.model;
+    model.kernel = options.kernel;
+    model.support_vectors.resize(Index(support.size()), data.n_features());
+    model.coef.resize(Index(support.size()));
+    for (std::size_t k = 0; k < support.size(); ++k) {
+        model.support_vectors.row(Index(k)) = data.X.row(support[k]);
+        model.coef[Index(k)] = result.smo.beta[support[k]] * data.y[support[k]];
+    }
+    model.bias = result.smo.bias;
+    result.train_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+Vector SvmModel::linear_weights() const {
+    ZN_EXPECTS(kernel.type == KernelType::Linear,
+               "linear_weights: the model's kernel is " << to_string(kernel.type) << ", not linear");
+    return support_vectors.transpose() * coef;
+}
+
+Vector SvmModel::decision_function(Backend& backend, const Matrix& X) const {
+    ZN_EXPECTS_DIM(X.cols() == n_features(), "the model has " << n_features()
+                                                 << " features but the data has " << X.cols());
+    ZN_EXPECTS(X.allFinite(), "prediction data contains NaN or Inf");
+    if (n_support() == 0 || X.rows() == 0) return Vector::Constant(X.rows(), bias);
+    const DeviceMatrix points = backend.upload(X);
+    const DeviceMatrix sv = backend.upload(support_vectors);
+    const DeviceMatrix K = backend.kernel_matrix(kernel, points, sv);
+    const DeviceMatrix c = backend.upload(coef);
+    DeviceMatrix f = backend.allocate(X.rows(), 1);
+    backend.gemm(false, false, 1.0, K, c, 0.0, f);
+    return backend.download(f).col(0).array() + bias;
+}
+
+Vector SvmModel::predict(Backend& backend, const Matrix& X) const {
+    const Vector f = decision_function(backend, X);
+    return f.unaryExpr([](double v) { return v >= 0 ? 1.0 : -1.0; });
+}
+
+double error_rate(const Vector& predicted, const Vector& y) {
+    ZN_EXPECTS_DIM(predicted.size() == y.size(),
+                   "error_rate: " << predicted.size() << " predictions for " << y.size() << " labels");
+    if (y.size() == 0) return 0.0;
+    Index wrong = 0;
+    for (Index i = 0; i < y.size(); ++i) wrong += predicted[i] != y[i];
+    return double(wrong) / double(y.size());
+}
+
+}  // namespace zeronorm

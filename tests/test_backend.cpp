@@ -1,0 +1,184 @@
+// Backend primitives against plain references, for every backend built.
+#include <gtest/gtest.h>
+
+#include "backends.hpp"
+#include "random.hpp"
+#include "zeronorm/error.hpp"
+#include "zeronorm/kernel.hpp"
+
+namespace zeronorm {
+namespace {
+
+using testing::random_matrix;
+using testing::test_seed;
+
+class BackendPrimitives : public ::testing::TestWithParam<BackendKind> {};
+
+// Plain reference: K_ij = k(z.*a_i, z.*b_j) by kernel_value.
+Matrix reference_kernel(const KernelSpec& spec, const Matrix& A, const Matrix& B, const Vector* z) {
+    Matrix SA = A, SB = B;
+    if (z != nullptr) {
+        SA = A * z->asDiagonal();
+        SB = B * z->asDiagonal();
+    }
+    Matrix K(A.rows(), B.rows());
+    for (Index i = 0; i < A.rows(); ++i)
+        for (Index j = 0; j < B.rows(); ++j)
+            K(i, j) = kernel_value(spec, SA.data() + i, SA.rows(), SB.data() + j, SB.rows(), A.cols());
+    return K;
+}
+
+std::vector<KernelSpec> all_kernels(Index d, std::mt19937_64& rng) {
+    std::vector<KernelSpec> specs;
+    KernelSpec s;
+    s.type = KernelType::Linear;
+    specs.push_back(s);
+    s.type = KernelType::Polynomial; s.gamma = 0.7; s.coef0 = 1.0; s.degree = 3;
+    specs.push_back(s);
+    s.type = KernelType::SumOfPowers; s.degree = 4;
+    specs.push_back(s);
+    s.type = KernelType::Rbf; s.gamma = 0.3;
+    specs.push_back(s);
+    s.type = KernelType::WeightedRbf; s.theta = random_matrix(d, 1, rng, 0.0, 1.0).col(0);
+    specs.push_back(s);
+    s.type = KernelType::Chi2; s.gamma = 0.5; s.theta.resize(0);
+    specs.push_back(s);
+    return specs;
+}
+
+TEST_P(BackendPrimitives, UploadDownloadRoundTrip) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed());
+    const Matrix A = random_matrix(67, 13, rng);
+    EXPECT_EQ(backend->download(backend->upload(A)), A);
+    EXPECT_EQ(backend->download(backend->upload(Matrix(0, 5))).size(), 0);
+}
+
+TEST_P(BackendPrimitives, KernelMatrixMatchesReference) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 1);
+    const Index d = 17;
+    // chi2 needs non-negative inputs; the others get signed ones.
+    for (const KernelSpec& spec : all_kernels(d, rng)) {
+        SCOPED_TRACE(to_string(spec.type));
+        const double lo = spec.type == KernelType::Chi2 ? 0.0 : -1.0;
+        Matrix A = random_matrix(53, d, rng, lo, 1.0);
+        A.col(3).setZero();  // a zero feature (chi2 must skip 0/0 terms)
+        const Matrix B = random_matrix(31, d, rng, lo, 1.0);
+        const Vector z = random_matrix(d, 1, rng, 0.0, 2.0).col(0);
+        const DeviceMatrix dA = backend->upload(A), dB = backend->upload(B), dz = backend->upload(z);
+
+        const Matrix K_ab = backend->download(backend->kernel_matrix(spec, dA, dB));
+        EXPECT_LT((K_ab - reference_kernel(spec, A, B, nullptr)).cwiseAbs().maxCoeff(), 1e-10);
+        const Matrix K_aa = backend->download(backend->kernel_matrix(spec, dA, dA));
+        const Matrix ref_aa = reference_kernel(spec, A, A, nullptr);
+        EXPECT_LT((K_aa - ref_aa).cwiseAbs().maxCoeff(), 1e-10);
+        EXPECT_EQ(K_aa, K_aa.transpose());  // the symmetric path is exactly symmetric
+        const Matrix K_z = backend->download(backend->kernel_matrix(spec, dA, dB, &dz));
+        EXPECT_LT((K_z - reference_kernel(spec, A, B, &z)).cwiseAbs().maxCoeff(), 1e-10);
+    }
+}
+
+TEST_P(BackendPrimitives, KernelMatrixRejectsMismatchedShapes) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    const DeviceMatrix A = backend->upload(Matrix::Ones(4, 3)), B = backend->upload(Matrix::Ones(4, 2));
+    KernelSpec spec;
+    EXPECT_THROW(backend->kernel_matrix(spec, A, B), DimensionMismatch);
+    const DeviceMatrix z = backend->upload(Vector::Ones(5));
+    EXPECT_THROW(backend->kernel_matrix(spec, A, A, &z), DimensionMismatch);
+}
+
+TEST_P(BackendPrimitives, GemmAllTransposes) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 2);
+    const Index m = 37, k = 23, n = 19;
+    for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+            const Matrix A = ta ? random_matrix(k, m, rng) : random_matrix(m, k, rng);
+            const Matrix B = tb ? random_matrix(n, k, rng) : random_matrix(k, n, rng);
+            const Matrix C0 = random_matrix(m, n, rng);
+            const Matrix opA = ta ? Matrix(A.transpose()) : A;
+            const Matrix opB = tb ? Matrix(B.transpose()) : B;
+            const Matrix expected = 1.5 * opA * opB - 0.5 * C0;
+            DeviceMatrix dC = backend->upload(C0);
+            backend->gemm(ta, tb, 1.5, backend->upload(A), backend->upload(B), -0.5, dC);
+            EXPECT_LT((backend->download(dC) - expected).cwiseAbs().maxCoeff(), 1e-12)
+                << "trans_a=" << ta << " trans_b=" << tb;
+        }
+    DeviceMatrix wrong = backend->allocate(3, 3);
+    EXPECT_THROW(backend->gemm(false, false, 1.0, backend->upload(Matrix::Ones(3, 2)),
+                               backend->upload(Matrix::Ones(3, 3)), 0.0, wrong),
+                 DimensionMismatch);
+}
+
+TEST_P(BackendPrimitives, SelectRowsAndColumns) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 3);
+    const Matrix X = random_matrix(41, 29, rng);
+    const DeviceMatrix dX = backend->upload(X);
+    const IndexVector cols{28, 0, 5, 5, 17};
+    const IndexVector rows{40, 3, 3, 0};
+    const Matrix sc = backend->download(backend->select_columns(dX, cols));
+    const Matrix sr = backend->download(backend->select_rows(dX, rows));
+    for (std::size_t k = 0; k < cols.size(); ++k) EXPECT_EQ(sc.col(Index(k)), X.col(cols[k]));
+    for (std::size_t k = 0; k < rows.size(); ++k) EXPECT_EQ(sr.row(Index(k)), X.row(rows[k]));
+    EXPECT_THROW(backend->select_columns(dX, {29}), InvalidArgument);
+    EXPECT_THROW(backend->select_rows(dX, {-1}), InvalidArgument);
+    EXPECT_EQ(backend->select_columns(dX, {}).cols(), 0);
+}
+
+TEST_P(BackendPrimitives, CholeskySolve) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 4);
+    const Index n = 45;
+    const Matrix G = random_matrix(n, n, rng);
+    const Matrix A = G * G.transpose() + 0.5 * Matrix::Identity(n, n);
+    const Matrix B = random_matrix(n, 3, rng);
+    DeviceMatrix dA = backend->upload(A), dB = backend->upload(B);
+    ASSERT_TRUE(backend->cholesky_solve(dA, dB));
+    const Matrix X = backend->download(dB);
+    EXPECT_LT((A * X - B).cwiseAbs().maxCoeff(), 1e-9);
+
+    Matrix indefinite = A;
+    indefinite(7, 7) = -1.0;
+    DeviceMatrix dI = backend->upload(indefinite), dB2 = backend->upload(B);
+    EXPECT_FALSE(backend->cholesky_solve(dI, dB2));
+}
+
+ZN_INSTANTIATE_FOR_BACKENDS(BackendPrimitives);
+
+TEST(BackendFactory, ParsesNamesAndReportsMissingCuda) {
+    EXPECT_EQ(parse_backend_kind("cpu"), BackendKind::Cpu);
+    EXPECT_EQ(parse_backend_kind("cuda"), BackendKind::Cuda);
+    EXPECT_THROW(parse_backend_kind("tpu"), InvalidArgument);
+    if (!cuda_compiled()) {
+        EXPECT_THROW(make_cuda_backend(0), NotCompiled);
+        EXPECT_EQ(cuda_device_count(), 0);
+    }
+    EXPECT_EQ(make_cpu_backend()->kind(), BackendKind::Cpu);
+}
+
+TEST(KernelSpecValidation, NamesTheBadField) {
+    KernelSpec spec;
+    spec.type = KernelType::Rbf;
+    spec.gamma = -1;
+    try {
+        spec.validate(3);
+        FAIL() << "expected InvalidArgument";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("gamma"), std::string::npos);
+    }
+    spec.gamma = 1;
+    spec.type = KernelType::WeightedRbf;
+    spec.theta = Vector::Ones(2);
+    EXPECT_THROW(spec.validate(3), DimensionMismatch);
+    EXPECT_THROW(parse_kernel_type("sigmoid"), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace zeronorm
