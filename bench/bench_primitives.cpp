@@ -1,0 +1,97 @@
+// Backend primitives under Google Benchmark: Gram matrices (GFLOP/s), kernel matrices and SMO
+// on microarray-sized problems, for every backend present. GPU timings include a device
+// synchronisation (download of the result) inside the timed region.
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "zeronorm/backend.hpp"
+
+using namespace zeronorm;
+
+namespace {
+
+Matrix random_matrix(Index rows, Index cols, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> g;
+    Matrix m(rows, cols);
+    for (Index j = 0; j < cols; ++j)
+        for (Index i = 0; i < rows; ++i) m(i, j) = g(rng);
+    return m;
+}
+
+bool available(BackendKind kind) { return kind == BackendKind::Cpu || cuda_device_count() > 0; }
+
+// Symmetric linear Gram of n samples x d features: n^2 d flops (SYRK counts half, we count the
+// useful n(n+1)d).
+void BM_Gram(benchmark::State& state, BackendKind kind) {
+    if (!available(kind)) {
+        state.SkipWithError("no CUDA device");
+        return;
+    }
+    auto backend = make_backend(kind);
+    const Index n = state.range(0), d = state.range(1);
+    const DeviceMatrix X = backend->upload(random_matrix(n, d, 1));
+    const DeviceMatrix z = backend->upload(Vector::Ones(d));
+    KernelSpec linear;
+    for (auto _ : state) {
+        DeviceMatrix K = backend->kernel_matrix(linear, X, X, &z);
+        double corner = 0;
+        if (kind == BackendKind::Cuda) corner = backend->download(backend->select_rows(K, {0}))(0, 0);
+        benchmark::DoNotOptimize(corner);
+    }
+    state.counters["GFLOP/s"] = benchmark::Counter(double(n) * double(n + 1) * double(d),
+                                                   benchmark::Counter::kIsIterationInvariantRate,
+                                                   benchmark::Counter::kIs1000);
+}
+
+void BM_SmoLinear(benchmark::State& state, BackendKind kind) {
+    if (!available(kind)) {
+        state.SkipWithError("no CUDA device");
+        return;
+    }
+    auto backend = make_backend(kind);
+    const Index n = state.range(0), d = state.range(1);
+    Matrix Xh = random_matrix(n, d, 2);
+    Vector y(n);
+    for (Index i = 0; i < n; ++i) {
+        y[i] = i % 2 ? 1.0 : -1.0;
+        Xh.row(i).head(5).array() += 0.3 * y[i];
+    }
+    const DeviceMatrix X = backend->upload(Xh);
+    KernelSpec linear;
+    const DeviceMatrix K = backend->kernel_matrix(linear, X, X);
+    SmoOptions options;
+    options.C = std::numeric_limits<double>::infinity();
+    options.ridge = 1e-3;
+    options.tolerance = 1e-3;
+    std::int64_t iterations = 0;
+    for (auto _ : state) {
+        const SmoResult r = backend->solve_smo(K, y, options);
+        iterations = r.iterations;
+        benchmark::DoNotOptimize(r.objective);
+    }
+    state.counters["smo_iterations"] = double(iterations);
+}
+
+void register_all() {
+    for (BackendKind kind : {BackendKind::Cpu, BackendKind::Cuda}) {
+        if (kind == BackendKind::Cuda && !cuda_compiled()) continue;
+        const std::string tag = kind == BackendKind::Cpu ? "cpu" : "cuda";
+        benchmark::RegisterBenchmark(("Gram/" + tag).c_str(), BM_Gram, kind)
+            ->Args({62, 2000})->Args({200, 7129})->Args({500, 20000})->Args({2000, 2000})
+            ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("SmoLinearHardMargin/" + tag).c_str(), BM_SmoLinear, kind)
+            ->Args({50, 2000})->Args({500, 2000})->Unit(benchmark::kMillisecond);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    register_all();
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

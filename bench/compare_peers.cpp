@@ -1,0 +1,248 @@
+// Side-by-side solver benchmark: zeronorm's SMO against LIBSVM and zeronorm's dual coordinate
+// descent against LIBLINEAR, on the same data, same machine, same run. Prints a Markdown table
+// (for bench/RESULTS.md) and, with --json FILE, the raw numbers.
+//
+// usage: compare_peers DATA_DIR [--json FILE] [--max-train N] [--sets sonar,ionosphere,a9a,ijcnn1]
+#include <linear.h>
+#include <svm.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "zeronorm/backend.hpp"
+#include "zeronorm/io.hpp"
+#include "zeronorm/linear_svm.hpp"
+#include "zeronorm/preprocess.hpp"
+#include "zeronorm/svm.hpp"
+
+using namespace zeronorm;
+
+namespace {
+
+double seconds_of(const std::function<void()>& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Sparse rows as LIBSVM/LIBLINEAR take them (zeros skipped), with an optional bias feature.
+struct SparseRows {
+    std::vector<std::vector<svm_node>> svm_rows;
+    std::vector<std::vector<feature_node>> linear_rows;
+    std::vector<svm_node*> svm_ptrs;
+    std::vector<feature_node*> linear_ptrs;
+
+    SparseRows(const Matrix& X, double bias) {
+        const Index n = X.rows(), d = X.cols();
+        svm_rows.resize(std::size_t(n));
+        linear_rows.resize(std::size_t(n));
+        for (Index i = 0; i < n; ++i) {
+            for (Index j = 0; j < d; ++j) {
+                if (X(i, j) == 0.0) continue;
+                svm_rows[std::size_t(i)].push_back({int(j + 1), X(i, j)});
+                linear_rows[std::size_t(i)].push_back({int(j + 1), X(i, j)});
+            }
+            svm_rows[std::size_t(i)].push_back({-1, 0.0});
+            if (bias > 0) linear_rows[std::size_t(i)].push_back({int(d + 1), bias});
+            linear_rows[std::size_t(i)].push_back({-1, 0.0});
+        }
+        for (auto& r : svm_rows) svm_ptrs.push_back(r.data());
+        for (auto& r : linear_rows) linear_ptrs.push_back(r.data());
+    }
+};
+
+struct Row {
+    std::string set, solver, peer;
+    Index n = 0, d = 0;
+    double ours_s = 0, peer_s = 0, ours_obj = 0, peer_obj = 0, ours_acc = 0, peer_acc = 0;
+};
+
+Dataset load(const std::string& dir, const std::string& name, const std::string& file) {
+    return read_csv(dir + "/" + name + "/" + file);
+}
+
+// Dual objective 1/2 c'Kc - sum|c| of a LIBSVM model, evaluated by our kernel on its SVs.
+double libsvm_objective(const svm_model* model, const Dataset& train, const KernelSpec& spec) {
+    const int l = model->l;
+    Matrix sv(l, train.n_features());
+    Vector c(l);
+    for (int k = 0; k < l; ++k) {
+        sv.row(k) = train.X.row(model->sv_indices[k] - 1);
+        c[k] = model->sv_coef[0][k];
+    }
+    auto cpu = make_cpu_backend();
+    const DeviceMatrix dsv = cpu->upload(sv);
+    const Matrix K = cpu->download(cpu->kernel_matrix(spec, dsv, dsv));
+    return 0.5 * c.dot(K * c) - c.cwiseAbs().sum();
+}
+
+Row run_smo(const std::string& name, const Dataset& train, const Dataset& test, double C,
+            double gamma, Backend& backend) {
+    Row row{name, "SMO rbf", "LIBSVM 3.24", train.n_samples(), train.n_features()};
+    SvmOptions options;
+    options.kernel.type = KernelType::Rbf;
+    options.kernel.gamma = gamma;
+    options.smo.C = C;
+    options.smo.tolerance = 1e-3;
+    options.smo.cache_mb = 1000;
+    SvmTrainResult ours;
+    row.ours_s = seconds_of([&] { ours = train_svm(backend, train, options); });
+    row.ours_obj = ours.smo.objective;
+    row.ours_acc = 1 - error_rate(ours.model.predict(backend, test.X), test.y);
+
+    SparseRows rows(train.X, 0);
+    std::vector<double> y(train.y.data(), train.y.data() + train.n_samples());
+    svm_problem prob{int(train.n_samples()), y.data(), rows.svm_ptrs.data()};
+    svm_parameter param{};
+    param.svm_type = C_SVC;
+    param.kernel_type = RBF;
+    param.gamma = gamma;
+    param.C = C;
+    param.eps = 1e-3;
+    param.cache_size = 1000;
+    param.shrinking = 1;
+    svm_set_print_string_function([](const char*) {});
+    svm_model* model = nullptr;
+    row.peer_s = seconds_of([&] { model = svm_train(&prob, &param); });
+    row.peer_obj = libsvm_objective(model, train, options.kernel);
+    SparseRows test_rows(test.X, 0);
+    Index correct = 0;
+    for (Index i = 0; i < test.n_samples(); ++i)
+        correct += svm_predict(model, test_rows.svm_ptrs[std::size_t(i)]) == test.y[i];
+    row.peer_acc = double(correct) / double(test.n_samples());
+    svm_free_and_destroy_model(&model);
+    return row;
+}
+
+Row run_dcd(const std::string& name, const Dataset& train, const Dataset& test, double C,
+            LinearLoss loss) {
+    Row row{name, loss == LinearLoss::Hinge ? "DCD L1-loss" : "DCD L2-loss", "LIBLINEAR 2.3",
+            train.n_samples(), train.n_features()};
+    LinearSvmOptions options;
+    options.loss = loss;
+    options.C = C;
+    options.tolerance = 0.1;
+    LinearSvmResult ours;
+    row.ours_s = seconds_of([&] { ours = train_linear_svm(train, options); });
+    row.ours_obj = ours.primal_objective;
+    row.ours_acc = 1 - error_rate(ours.predict(test.X), test.y);
+
+    SparseRows rows(train.X, 1.0);
+    std::vector<double> y(train.y.data(), train.y.data() + train.n_samples());
+    problem prob{};
+    prob.l = int(train.n_samples());
+    prob.n = int(train.n_features() + 1);
+    prob.y = y.data();
+    prob.x = rows.linear_ptrs.data();
+    prob.bias = 1.0;
+    parameter param{};
+    param.solver_type = loss == LinearLoss::Hinge ? L2R_L1LOSS_SVC_DUAL : L2R_L2LOSS_SVC_DUAL;
+    param.C = C;
+    param.eps = 0.1;
+    set_print_string_function([](const char*) {});
+    model* m = nullptr;
+    row.peer_s = seconds_of([&] { m = train(&prob, &param); });
+    // Primal objective of LIBLINEAR's w (bias weight included, as it is regularised there).
+    const double sign = m->label[0] == 1 ? 1.0 : -1.0;
+    Vector w(train.n_features() + 1);
+    for (Index j = 0; j <= train.n_features(); ++j) w[j] = sign * m->w[j];
+    const Vector margins =
+        (train.X * w.head(train.n_features())).array() + w[train.n_features()];
+    double loss_sum = 0;
+    for (Index i = 0; i < train.n_samples(); ++i) {
+        const double slack = std::max(0.0, 1 - train.y[i] * margins[i]);
+        loss_sum += loss == LinearLoss::Hinge ? slack : slack * slack;
+    }
+    row.peer_obj = 0.5 * w.squaredNorm() + C * loss_sum;
+    SparseRows test_rows(test.X, 1.0);
+    Index correct = 0;
+    for (Index i = 0; i < test.n_samples(); ++i)
+        correct += predict(m, test_rows.linear_ptrs[std::size_t(i)]) == test.y[i];
+    row.peer_acc = double(correct) / double(test.n_samples());
+    free_and_destroy_model(&m);
+    return row;
+}
+
+Dataset head(const Dataset& data, Index n) {
+    if (n <= 0 || n >= data.n_samples()) return data;
+    IndexVector rows(static_cast<std::size_t>(n));
+    for (Index i = 0; i < n; ++i) rows[std::size_t(i)] = i;
+    return data.subset(rows);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::cerr << "usage: compare_peers DATA_DIR [--json FILE] [--max-train N] [--sets a,b]\n";
+        return 1;
+    }
+    const std::string dir = argv[1];
+    std::string json_path, sets = "sonar,ionosphere,a9a,ijcnn1";
+    Index max_train = 0;
+    for (int i = 2; i + 1 < argc; i += 2) {
+        const std::string flag = argv[i];
+        if (flag == "--json") json_path = argv[i + 1];
+        else if (flag == "--max-train") max_train = std::stol(argv[i + 1]);
+        else if (flag == "--sets") sets = argv[i + 1];
+    }
+    auto backend = make_cpu_backend();
+    std::vector<Row> rows;
+    auto wanted = [&](const std::string& s) { return ("," + sets + ",").find("," + s + ",") != std::string::npos; };
+    auto split_holdout = [](const Dataset& all, Dataset& train, Dataset& test) {
+        // Standardised, first 2/3 for training (deterministic), the rest for testing.
+        IndexVector tr, te;
+        for (Index i = 0; i < all.n_samples(); ++i) (i % 3 == 2 ? te : tr).push_back(i);
+        train = all.subset(tr);
+        test = all.subset(te);
+        const Standardizer s = Standardizer::fit(train.X);
+        train.X = s.transform(train.X);
+        test.X = s.transform(test.X);
+    };
+    for (const std::string small : {"sonar", "ionosphere"}) {
+        if (!wanted(small)) continue;
+        Dataset train, test;
+        split_holdout(load(dir, small, small + ".csv"), train, test);
+        rows.push_back(run_smo(small, train, test, 1.0, 1.0 / double(train.n_features()), *backend));
+        rows.push_back(run_dcd(small, train, test, 1.0, LinearLoss::Hinge));
+        rows.push_back(run_dcd(small, train, test, 1.0, LinearLoss::SquaredHinge));
+    }
+    struct Big { std::string name; double gamma; };
+    for (const Big& big : {Big{"a9a", 1.0 / 123}, Big{"ijcnn1", 1.0 / 22}}) {
+        if (!wanted(big.name)) continue;
+        const Dataset train = head(load(dir, big.name, big.name + "_train.csv"), max_train);
+        const Dataset test = load(dir, big.name, big.name + "_test.csv");
+        std::cerr << "compare_peers: " << big.name << " " << train.n_samples() << " x "
+                  << train.n_features() << "\n";
+        rows.push_back(run_dcd(big.name, train, test, 1.0, LinearLoss::Hinge));
+        rows.push_back(run_dcd(big.name, train, test, 1.0, LinearLoss::SquaredHinge));
+        rows.push_back(run_smo(big.name, train, test, 1.0, big.gamma, *backend));
+    }
+
+    std::printf("| set | n x d | solver | peer | zeronorm s | peer s | speed-up | rel. objective diff | test acc. zeronorm / peer |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|\n");
+    std::ostringstream json;
+    json << "[";
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        const Row& r = rows[k];
+        const double rel = std::abs(r.ours_obj - r.peer_obj) / std::max(1e-300, std::abs(r.peer_obj));
+        std::printf("| %s | %ld x %ld | %s | %s | %.3f | %.3f | %.2fx | %.1e | %.4f / %.4f |\n",
+                    r.set.c_str(), long(r.n), long(r.d), r.solver.c_str(), r.peer.c_str(),
+                    r.ours_s, r.peer_s, r.peer_s / r.ours_s, rel, r.ours_acc, r.peer_acc);
+        json << (k ? "," : "") << "{\"set\":\"" << r.set << "\",\"solver\":\"" << r.solver
+             << "\",\"peer\":\"" << r.peer << "\",\"n\":" << r.n << ",\"d\":" << r.d
+             << ",\"zeronorm_seconds\":" << r.ours_s << ",\"peer_seconds\":" << r.peer_s
+             << ",\"zeronorm_objective\":" << r.ours_obj << ",\"peer_objective\":" << r.peer_obj
+             << ",\"zeronorm_accuracy\":" << r.ours_acc << ",\"peer_accuracy\":" << r.peer_acc << "}";
+    }
+    json << "]\n";
+    if (!json_path.empty()) std::ofstream(json_path) << json.str();
+    return 0;
+}
