@@ -21,6 +21,7 @@
 #include "zeronorm/linear_svm.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -75,6 +76,7 @@ std::size_t uniform_below(std::mt19937_64& rng, std::size_t k) {
 }  // namespace
 
 LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
     options.validate();
     data.validate();
     const Index n = data.n_samples();
@@ -221,6 +223,7 @@ LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& op
     result.w = w.head(d);
     result.bias = use_bias ? w(d) * options.bias_feature : 0.0;
     result.alpha = std::move(alpha);
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }
 

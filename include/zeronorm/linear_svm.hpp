@@ -20,7 +20,7 @@ struct LinearSvmOptions {
     double bias_feature = 1.0;       // LIBLINEAR's -B; <= 0: no bias term
     double tolerance = 0.1;          // LIBLINEAR's eps: projected-gradient gap stopping rule
     std::int64_t max_iterations = 1000;  // outer passes over the data
-    bool shrinking = true;
+    bool shrinking = true;           // drop bounded coordinates from passes (Hsieh et al. Alg. 3)
     std::uint64_t seed = 0;          // permutation order of coordinates
 
     void validate() const;
@@ -30,10 +30,13 @@ struct LinearSvmResult {
     Vector w;                 // d weights
     double bias = 0.0;        // b = w_{d+1} * bias_feature (0 without bias)
     Vector alpha;             // n dual variables
-    double dual_objective = 0.0;    // 1/2 |w~|^2 - sum alpha + (L2-loss: sum alpha^2 / (4C))
+    // The minimised dual f(alpha) = 1/2 |w~|^2 - sum alpha (+ sum alpha^2 / (4C) for the L2 loss);
+    // at the optimum f(alpha) = -primal_objective.
+    double dual_objective = 0.0;
     double primal_objective = 0.0;
-    std::int64_t iterations = 0;
+    std::int64_t iterations = 0;     // outer passes over the (active) coordinates
     Status status = Status::Success;
+    double seconds = 0.0;
 
     Vector decision_function(const Matrix& X) const;  // X w + b
     Vector predict(const Matrix& X) const;            // sign, 0 -> +1
