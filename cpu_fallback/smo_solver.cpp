@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "smo_common.hpp"
 #include "zeronorm/error.hpp"
 
 namespace zeronorm::cpu {
@@ -59,11 +60,9 @@ public:
         result.beta = alpha_;
         result.iterations = iter;
         result.status = status;
-        result.bias = -compute_rho();
-        double objective = 0.0;
-        for (Index k = 0; k < n_; ++k) objective += alpha_[k] * (G_[k] - 1.0);
-        result.objective = 0.5 * objective;
-        result.kkt_gap = kkt_gap();
+        result.bias = smo_detail::smo_bias(alpha_, G_, y_, C_);
+        result.objective = smo_detail::smo_objective(alpha_, G_);
+        result.kkt_gap = smo_detail::smo_kkt_gap(alpha_, G_, y_, C_);
         return result;
     }
 
@@ -228,36 +227,6 @@ private:
                       active_.end());
     }
 
-    double compute_rho() const {
-        double ub = kInf, lb = -kInf, sum_free = 0.0;
-        Index n_free = 0;
-        for (Index i = 0; i < n_; ++i) {
-            const double yG = y_[i] * G_[i];
-            if (is_upper(i)) {
-                if (y_[i] < 0) ub = std::min(ub, yG); else lb = std::max(lb, yG);
-            } else if (is_lower(i)) {
-                if (y_[i] > 0) ub = std::min(ub, yG); else lb = std::max(lb, yG);
-            } else {
-                ++n_free;
-                sum_free += yG;
-            }
-        }
-        return n_free > 0 ? sum_free / double(n_free) : (ub + lb) / 2;
-    }
-
-    // m(alpha) - M(alpha): max over I_up of -y G minus min over I_low of -y G.
-    double kkt_gap() const {
-        double m = -kInf, M = kInf;
-        for (Index t = 0; t < n_; ++t) {
-            const double v = -y_[t] * G_[t];
-            const bool in_up = y_[t] > 0 ? !is_upper(t) : !is_lower(t);
-            const bool in_low = y_[t] > 0 ? !is_lower(t) : !is_upper(t);
-            if (in_up) m = std::max(m, v);
-            if (in_low) M = std::min(M, v);
-        }
-        return (std::isfinite(m) && std::isfinite(M)) ? std::max(0.0, m - M) : 0.0;
-    }
-
     KernelColumns& kernel_;
     const Vector& y_;
     double C_, ridge_, eps_;
@@ -271,40 +240,14 @@ private:
 
 }  // namespace
 
-Vector make_feasible(const Vector& beta, const Vector& y, double C) {
-    Vector b = beta.cwiseMax(0.0).cwiseMin(C);
-    const double positive = (y.array() > 0).select(b.array(), 0.0).sum();
-    const double negative = (y.array() < 0).select(b.array(), 0.0).sum();
-    if (std::abs(positive - negative) <= 1e-14 * (positive + negative)) return b;  // rounding only
-    if (positive > negative && positive > 0) {
-        b = (y.array() > 0).select(b.array() * (negative / positive), b.array());
-    } else if (negative > positive && negative > 0) {
-        b = (y.array() < 0).select(b.array() * (positive / negative), b.array());
-    }
-    return b;
-}
-
 SmoResult solve_smo(KernelColumns& kernel, const Vector& y, const SmoOptions& options,
                     const Vector* warm_start) {
     options.validate();
     const Index n = kernel.size();
     ZN_EXPECTS_DIM(y.size() == n, "SMO: " << y.size() << " labels for a kernel of size " << n);
-    ZN_EXPECTS(n >= 2, "SMO needs at least two samples, got " << n);
-    bool has_positive = false, has_negative = false;
-    for (Index i = 0; i < n; ++i) {
-        ZN_EXPECTS(y[i] == 1.0 || y[i] == -1.0,
-                   "SMO: labels must be +1 or -1, label " << i << " is " << y[i]);
-        (y[i] > 0 ? has_positive : has_negative) = true;
-    }
-    ZN_EXPECTS(has_positive && has_negative, "SMO: the labels hold only one class");
+    smo_detail::check_smo_labels(y);
     ZN_EXPECTS(kernel.diagonal().allFinite(), "SMO: the kernel diagonal is not finite");
-    Vector alpha0 = Vector::Zero(n);
-    if (warm_start != nullptr) {
-        ZN_EXPECTS_DIM(warm_start->size() == n, "SMO: warm start has " << warm_start->size()
-                                                                     << " entries, expected " << n);
-        ZN_EXPECTS(warm_start->allFinite(), "SMO: warm start is not finite");
-        alpha0 = make_feasible(*warm_start, y, options.C);
-    }
+    const Vector alpha0 = smo_detail::smo_starting_point(warm_start, y, options.C);
     Solver solver(kernel, y, options);
     return solver.run(alpha0);
 }

@@ -22,8 +22,4 @@ public:
 SmoResult solve_smo(KernelColumns& kernel, const Vector& y, const SmoOptions& options,
                     const Vector* warm_start);
 
-// Clips beta into [0, C] and scales the larger class side down so that y'beta = 0 (a feasible
-// point for a warm start; a zero vector stays zero).
-Vector make_feasible(const Vector& beta, const Vector& y, double C);
-
 }  // namespace zeronorm::cpu

@@ -1,0 +1,659 @@
+// The CUDA backend: one device, one non-blocking stream, a cuBLAS and a cuSOLVER dense handle
+// bound to that stream. DeviceMatrix storage is cudaMalloc'ed memory freed by the last owner.
+// Every public method makes its device current for its duration (and restores the caller's),
+// enqueues its work on the stream and synchronises before returning, so errors are reported by
+// the call that caused them and no temporary outlives the work that uses it.
+// A CudaBackend is not safe to use from several threads at once.
+//
+// Compiled by the host compiler (Eigen stays out of nvcc); the kernels are launched through
+// device_ops.hpp.
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iomanip>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "device_ops.hpp"
+#include "smo_common.hpp"
+#include "zeronorm/backend.hpp"
+#include "zeronorm/error.hpp"
+
+namespace zeronorm {
+namespace cuda_detail {
+namespace {
+
+// Makes `device` current for a scope and restores the previous device afterwards.
+class DeviceGuard {
+public:
+    explicit DeviceGuard(int device) {
+        ZN_CUDA_TRY(cudaGetDevice(&previous_));
+        if (previous_ != device) {
+            ZN_CUDA_TRY(cudaSetDevice(device));
+            switched_ = true;
+        }
+    }
+    ~DeviceGuard() {
+        if (switched_ && cudaSetDevice(previous_) != cudaSuccess) (void)cudaGetLastError();
+    }
+    DeviceGuard(const DeviceGuard&) = delete;
+    DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+private:
+    int previous_ = 0;
+    bool switched_ = false;
+};
+
+// Frees device memory of `device` without throwing (used by deleters and destructors, which
+// may run after an error or at program exit, when the runtime may already be shutting down).
+void free_device_memory(void* p, int device) noexcept {
+    if (p == nullptr) return;
+    int previous = -1;
+    bool switched = false;
+    bool failed = false;
+    if (cudaGetDevice(&previous) == cudaSuccess) {
+        if (previous != device) {
+            switched = cudaSetDevice(device) == cudaSuccess;
+            failed = !switched;
+        }
+    } else {
+        failed = true;
+    }
+    if (cudaFree(p) != cudaSuccess) failed = true;
+    if (switched && cudaSetDevice(previous) != cudaSuccess) failed = true;
+    if (failed) (void)cudaGetLastError();  // keep later launch checks clean
+}
+
+struct DeviceDeleter {
+    int device;
+    void operator()(double* p) const noexcept { free_device_memory(p, device); }
+};
+
+std::size_t checked_bytes(Index rows, Index cols, std::size_t element_size, const char* where) {
+    ZN_EXPECTS(rows >= 0 && cols >= 0,
+               where << ": negative matrix size " << rows << " x " << cols);
+    const auto r = static_cast<std::size_t>(rows);
+    const auto c = static_cast<std::size_t>(cols);
+    ZN_EXPECTS(c == 0 || r <= std::numeric_limits<std::size_t>::max() / element_size / c,
+               where << ": a " << rows << " x " << cols << " matrix is too large");
+    return r * c * element_size;
+}
+
+// Scratch memory owned by one public call.
+template <class T>
+class DeviceBuffer {
+public:
+    DeviceBuffer(std::size_t count, int device) : device_(device) {
+        if (count == 0) return;
+        ZN_EXPECTS(count <= std::numeric_limits<std::size_t>::max() / sizeof(T),
+                   "device buffer of " << count << " elements is too large");
+        const std::size_t bytes = count * sizeof(T);
+        void* p = nullptr;
+        ZN_CUDA_TRY_ALLOC(cudaMalloc(&p, bytes), bytes);
+        ptr_ = static_cast<T*>(p);
+    }
+    ~DeviceBuffer() { free_device_memory(ptr_, device_); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+    T* get() const { return ptr_; }
+
+private:
+    T* ptr_ = nullptr;
+    int device_;
+};
+
+int blas_int(Index v, const char* where) {
+    ZN_EXPECTS(v >= 0 && v <= INT_MAX,
+               where << ": dimension " << v << " exceeds the range of cuBLAS/cuSOLVER (int)");
+    return static_cast<int>(v);
+}
+
+std::string shape(const DeviceMatrix& m) {
+    return std::to_string(m.rows()) + " x " + std::to_string(m.cols());
+}
+
+DeviceKernel device_kernel(KernelType type) {
+    switch (type) {
+        case KernelType::Linear: return DeviceKernel::Linear;
+        case KernelType::Polynomial: return DeviceKernel::Polynomial;
+        case KernelType::SumOfPowers: return DeviceKernel::SumOfPowers;
+        case KernelType::Rbf:
+        case KernelType::WeightedRbf: return DeviceKernel::Rbf;
+        case KernelType::Chi2: return DeviceKernel::Chi2;
+    }
+    throw InvalidArgument("kernel_matrix: unknown kernel type");
+}
+
+class CudaBackend final : public Backend {
+public:
+    explicit CudaBackend(int device);
+    ~CudaBackend() override { release(); }
+    CudaBackend(const CudaBackend&) = delete;
+    CudaBackend& operator=(const CudaBackend&) = delete;
+
+    BackendKind kind() const override { return BackendKind::Cuda; }
+    std::string description() const override;
+
+    DeviceMatrix allocate(Index rows, Index cols) override;
+    DeviceMatrix upload(const Matrix& host) override;
+    Matrix download(const DeviceMatrix& m) override;
+
+    DeviceMatrix select_columns(const DeviceMatrix& X, const IndexVector& cols) override;
+    DeviceMatrix select_rows(const DeviceMatrix& X, const IndexVector& rows) override;
+
+    DeviceMatrix kernel_matrix(const KernelSpec& spec, const DeviceMatrix& A,
+                               const DeviceMatrix& B,
+                               const DeviceMatrix* feature_scale = nullptr) override;
+    void gemm(bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
+              const DeviceMatrix& B, double beta, DeviceMatrix& C) override;
+    bool cholesky_solve(DeviceMatrix& A, DeviceMatrix& B) override;
+
+    SmoResult solve_smo(const DeviceMatrix& K, const Vector& y, const SmoOptions& options,
+                        const Vector* warm_start = nullptr) override;
+    SmoResult solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,
+                        const SmoOptions& options, const Vector* warm_start = nullptr) override;
+
+private:
+    // rows x cols of device memory, NaN-filled when `poison` (0xFF bytes are a NaN double).
+    DeviceMatrix allocate_matrix(Index rows, Index cols, bool poison, const char* where);
+    // Throws InvalidArgument unless m is empty or its storage is memory of this device.
+    void require_device_memory(const DeviceMatrix& m, const char* name, const char* where) const;
+    template <class T>
+    void copy_to_device(T* dst, const T* src, std::size_t count) {
+        if (count == 0) return;
+        ZN_CUDA_TRY(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    }
+    template <class T>
+    void copy_to_host(T* dst, const T* src, std::size_t count) {
+        if (count == 0) return;
+        ZN_CUDA_TRY(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    }
+    void sync() { ZN_CUDA_TRY(cudaStreamSynchronize(stream_)); }
+    void release() noexcept;
+
+    int device_;
+    std::string name_;
+    std::size_t total_memory_ = 0;
+    cudaStream_t stream_ = nullptr;
+    cublasHandle_t blas_ = nullptr;
+    cusolverDnHandle_t solver_ = nullptr;
+};
+
+CudaBackend::CudaBackend(int device) : device_(device) {
+    DeviceGuard guard(device_);
+    cudaDeviceProp prop{};
+    ZN_CUDA_TRY(cudaGetDeviceProperties(&prop, device_));
+    name_ = prop.name;
+    total_memory_ = prop.totalGlobalMem;
+    try {
+        ZN_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+        ZN_CUBLAS_TRY(cublasCreate(&blas_));
+        ZN_CUBLAS_TRY(cublasSetStream(blas_, stream_));
+        ZN_CUBLAS_TRY(cublasSetPointerMode(blas_, CUBLAS_POINTER_MODE_HOST));
+        // Deterministic results: no atomics-based algorithms.
+        ZN_CUBLAS_TRY(cublasSetAtomicsMode(blas_, CUBLAS_ATOMICS_NOT_ALLOWED));
+        ZN_CUSOLVER_TRY(cusolverDnCreate(&solver_));
+        ZN_CUSOLVER_TRY(cusolverDnSetStream(solver_, stream_));
+    } catch (...) {
+        release();
+        throw;
+    }
+}
+
+void CudaBackend::release() noexcept {
+    int previous = -1;
+    bool switched = false;
+    bool failed = false;
+    if (cudaGetDevice(&previous) == cudaSuccess && previous != device_)
+        switched = cudaSetDevice(device_) == cudaSuccess;
+    if (stream_ != nullptr && cudaStreamSynchronize(stream_) != cudaSuccess) failed = true;
+    if (solver_ != nullptr) (void)cusolverDnDestroy(solver_);
+    if (blas_ != nullptr) (void)cublasDestroy(blas_);
+    if (stream_ != nullptr && cudaStreamDestroy(stream_) != cudaSuccess) failed = true;
+    solver_ = nullptr;
+    blas_ = nullptr;
+    stream_ = nullptr;
+    if (switched && cudaSetDevice(previous) != cudaSuccess) failed = true;
+    if (failed) (void)cudaGetLastError();
+}
+
+std::string CudaBackend::description() const {
+    std::ostringstream os;
+    os << "cuda:" << device_ << " " << name_ << " (" << std::fixed << std::setprecision(1)
+       << static_cast<double>(total_memory_) / (1024.0 * 1024.0 * 1024.0) << " GiB)";
+    return os.str();
+}
+
+DeviceMatrix CudaBackend::allocate_matrix(Index rows, Index cols, bool poison, const char* where) {
+    const std::size_t bytes = checked_bytes(rows, cols, sizeof(double), where);
+    if (bytes == 0) return DeviceMatrix(std::shared_ptr<double>(), rows, cols);
+    void* p = nullptr;
+    ZN_CUDA_TRY_ALLOC(cudaMalloc(&p, bytes), bytes);
+    // The shared_ptr takes ownership at once (it frees p itself if its own allocation throws).
+    std::shared_ptr<double> storage(static_cast<double*>(p), DeviceDeleter{device_});
+    if (poison) ZN_CUDA_TRY(cudaMemsetAsync(p, 0xFF, bytes, stream_));
+    return DeviceMatrix(std::move(storage), rows, cols);
+}
+
+void CudaBackend::require_device_memory(const DeviceMatrix& m, const char* name,
+                                        const char* where) const {
+    if (m.empty()) return;
+    ZN_EXPECTS(m.data() != nullptr, where << ": " << name << " (" << shape(m) << ") has no storage");
+    cudaPointerAttributes attr{};
+    const cudaError_t err = cudaPointerGetAttributes(&attr, m.data());
+    if (err != cudaSuccess) (void)cudaGetLastError();
+    ZN_EXPECTS(err == cudaSuccess && attr.type == cudaMemoryTypeDevice && attr.device == device_,
+               where << ": " << name << " is not in the memory of cuda:" << device_
+                     << " (a matrix from another backend or device?)");
+}
+
+DeviceMatrix CudaBackend::allocate(Index rows, Index cols) {
+    DeviceGuard guard(device_);
+    DeviceMatrix m = allocate_matrix(rows, cols, true, "allocate");
+    sync();
+    return m;
+}
+
+DeviceMatrix CudaBackend::upload(const Matrix& host) {
+    DeviceGuard guard(device_);
+    DeviceMatrix m = allocate_matrix(host.rows(), host.cols(), false, "upload");
+    copy_to_device(m.data(), host.data(), static_cast<std::size_t>(host.size()));
+    sync();
+    return m;
+}
+
+Matrix CudaBackend::download(const DeviceMatrix& m) {
+    DeviceGuard guard(device_);
+    require_device_memory(m, "the matrix", "download");
+    Matrix out(m.rows(), m.cols());
+    copy_to_host(out.data(), m.data(), static_cast<std::size_t>(m.size()));
+    sync();
+    return out;
+}
+
+DeviceMatrix CudaBackend::select_columns(const DeviceMatrix& X, const IndexVector& cols) {
+    DeviceGuard guard(device_);
+    require_device_memory(X, "X", "select_columns");
+    std::vector<i64> idx(cols.size());
+    for (std::size_t k = 0; k < cols.size(); ++k) {
+        ZN_EXPECTS(cols[k] >= 0 && cols[k] < X.cols(),
+                   "select_columns: column index " << cols[k] << " (position " << k
+                                                   << ") is out of range for a matrix with "
+                                                   << X.cols() << " columns");
+        idx[k] = static_cast<i64>(cols[k]);
+    }
+    const auto n_cols = static_cast<Index>(cols.size());
+    DeviceMatrix out = allocate_matrix(X.rows(), n_cols, true, "select_columns");
+    DeviceBuffer<i64> d_idx(out.empty() ? 0 : idx.size(), device_);
+    if (!out.empty()) {
+        copy_to_device(d_idx.get(), idx.data(), idx.size());
+        gather_columns(X.data(), X.rows(), d_idx.get(), n_cols, out.data(), stream_);
+    }
+    sync();
+    return out;
+}
+
+DeviceMatrix CudaBackend::select_rows(const DeviceMatrix& X, const IndexVector& rows) {
+    DeviceGuard guard(device_);
+    require_device_memory(X, "X", "select_rows");
+    std::vector<i64> idx(rows.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        ZN_EXPECTS(rows[k] >= 0 && rows[k] < X.rows(),
+                   "select_rows: row index " << rows[k] << " (position " << k
+                                             << ") is out of range for a matrix with "
+                                             << X.rows() << " rows");
+        idx[k] = static_cast<i64>(rows[k]);
+    }
+    const auto n_rows = static_cast<Index>(rows.size());
+    DeviceMatrix out = allocate_matrix(n_rows, X.cols(), true, "select_rows");
+    DeviceBuffer<i64> d_idx(out.empty() ? 0 : idx.size(), device_);
+    if (!out.empty()) {
+        copy_to_device(d_idx.get(), idx.data(), idx.size());
+        gather_rows(X.data(), X.rows(), X.cols(), d_idx.get(), n_rows, out.data(), stream_);
+    }
+    sync();
+    return out;
+}
+
+// K_ij = k(z.*a_i, z.*b_j). Dot-product kernels: (scaled copies of A, B when z or theta is
+// given) -> GEMM (SYRK when &A == &B) -> one elementwise pass (which also mirrors the SYRK
+// triangle). WeightedRbf is Rbf on columns scaled by sqrt(theta). Chi2: one direct tiled kernel.
+// Extra device memory: the m x d and l x d scaled copies (only with z or WeightedRbf) and m + l
+// norms (RBF only).
+DeviceMatrix CudaBackend::kernel_matrix(const KernelSpec& spec, const DeviceMatrix& A,
+                                        const DeviceMatrix& B,
+                                        const DeviceMatrix* feature_scale) {
+    DeviceGuard guard(device_);
+    ZN_EXPECTS_DIM(A.cols() == B.cols(), "kernel_matrix: A is " << shape(A) << " but B is "
+                                                                << shape(B)
+                                                                << " (feature counts differ)");
+    const Index m = A.rows();
+    const Index l = B.rows();
+    const Index d = A.cols();
+    spec.validate(d);
+    require_device_memory(A, "A", "kernel_matrix");
+    require_device_memory(B, "B", "kernel_matrix");
+    const bool symmetric = &A == &B;
+    const double* z = nullptr;
+    if (feature_scale != nullptr) {
+        ZN_EXPECTS_DIM(feature_scale->size() == d, "kernel_matrix: feature scale has "
+                                                       << feature_scale->size() << " entries for "
+                                                       << d << " features");
+        require_device_memory(*feature_scale, "feature_scale", "kernel_matrix");
+        z = feature_scale->data();
+    }
+    std::vector<double> sqrt_theta;
+    if (spec.type == KernelType::WeightedRbf) {
+        ZN_EXPECTS_DIM(spec.theta.size() == d, "kernel_matrix: theta has "
+                                                   << spec.theta.size() << " entries but the data have "
+                                                   << d << " features");
+        sqrt_theta.resize(static_cast<std::size_t>(d));
+        for (Index j = 0; j < d; ++j) {
+            ZN_EXPECTS(std::isfinite(spec.theta[j]) && spec.theta[j] >= 0,
+                       "kernel_matrix: theta[" << j << "] = " << spec.theta[j]
+                                               << " is not a finite weight >= 0");
+            sqrt_theta[static_cast<std::size_t>(j)] = std::sqrt(spec.theta[j]);
+        }
+    }
+
+    DeviceMatrix K = allocate_matrix(m, l, true, "kernel_matrix");
+    if (K.empty()) {
+        sync();
+        return K;
+    }
+    const int bm = blas_int(m, "kernel_matrix");
+    const int bl = blas_int(l, "kernel_matrix");
+    const int bd = blas_int(d, "kernel_matrix");
+
+    // Column-scaled copies z.*x (and sqrt(theta).*x).
+    const std::size_t ud = static_cast<std::size_t>(d);
+    DeviceBuffer<double> d_theta(sqrt_theta.size(), device_);
+    copy_to_device(d_theta.get(), sqrt_theta.data(), sqrt_theta.size());
+    const double* w = sqrt_theta.empty() ? nullptr : d_theta.get();
+    const bool scaled = (z != nullptr || w != nullptr) && d > 0;
+    DeviceBuffer<double> As(scaled ? static_cast<std::size_t>(m) * ud : 0, device_);
+    DeviceBuffer<double> Bs(scaled && !symmetric ? static_cast<std::size_t>(l) * ud : 0, device_);
+    const double* Ap = A.data();
+    const double* Bp = B.data();
+    if (scaled) {
+        scale_columns(A.data(), m, d, z, w, As.get(), stream_);
+        Ap = As.get();
+        if (symmetric) {
+            Bp = Ap;
+        } else {
+            scale_columns(B.data(), l, d, z, w, Bs.get(), stream_);
+            Bp = Bs.get();
+        }
+    }
+
+    KernelParams kp;
+    kp.type = device_kernel(spec.type);
+    kp.gamma = spec.gamma;
+    kp.degree = spec.degree;
+    kp.coef0 = spec.coef0;
+
+    if (kp.type == DeviceKernel::Chi2) {
+        chi2_kernel_matrix(kp.gamma, Ap, m, Bp, l, d, K.data(), stream_);
+        sync();
+        return K;
+    }
+
+    const double one = 1.0;
+    const double zero = 0.0;
+    if (d == 0) {
+        ZN_CUDA_TRY(cudaMemsetAsync(K.data(), 0, static_cast<std::size_t>(K.size()) * sizeof(double),
+                                    stream_));
+    } else if (symmetric) {
+        ZN_CUBLAS_TRY(cublasDsyrk(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, bm, bd, &one, Ap, bm,
+                                  &zero, K.data(), bm));
+    } else {
+        ZN_CUBLAS_TRY(cublasDgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, bm, bl, bd, &one, Ap, bm, Bp,
+                                  bl, &zero, K.data(), bm));
+    }
+
+    const bool rbf = kp.type == DeviceKernel::Rbf;
+    DeviceBuffer<double> norms_a(rbf ? static_cast<std::size_t>(m) : 0, device_);
+    DeviceBuffer<double> norms_b(rbf && !symmetric ? static_cast<std::size_t>(l) : 0, device_);
+    if (rbf) {
+        row_squared_norms(Ap, m, d, norms_a.get(), stream_);
+        if (!symmetric) row_squared_norms(Bp, l, d, norms_b.get(), stream_);
+    }
+    if (symmetric) {
+        transform_gram_symmetric(kp, K.data(), m, norms_a.get(), stream_);
+    } else {
+        transform_gram(kp, K.data(), m, l, norms_a.get(), norms_b.get(), stream_);
+    }
+    sync();
+    return K;
+}
+
+void CudaBackend::gemm(bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
+                       const DeviceMatrix& B, double beta, DeviceMatrix& C) {
+    DeviceGuard guard(device_);
+    const Index m = trans_a ? A.cols() : A.rows();
+    const Index k = trans_a ? A.rows() : A.cols();
+    const Index kb = trans_b ? B.cols() : B.rows();
+    const Index n = trans_b ? B.rows() : B.cols();
+    ZN_EXPECTS_DIM(k == kb && C.rows() == m && C.cols() == n,
+                   "gemm: op(A) is " << m << " x " << k << ", op(B) is " << kb << " x " << n
+                                     << ", C is " << shape(C) << " (A is " << shape(A)
+                                     << (trans_a ? " transposed" : "") << ", B is " << shape(B)
+                                     << (trans_b ? " transposed" : "") << ")");
+    require_device_memory(A, "A", "gemm");
+    require_device_memory(B, "B", "gemm");
+    require_device_memory(C, "C", "gemm");
+    if (C.empty()) return;
+    ZN_EXPECTS(C.data() != A.data() && C.data() != B.data(),
+               "gemm: C must not share storage with A or B");
+    if (k == 0) {  // C = beta C
+        scale_in_place(C.data(), C.size(), beta, stream_);
+        sync();
+        return;
+    }
+    ZN_CUBLAS_TRY(cublasDgemm(blas_, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+                              trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, blas_int(m, "gemm"),
+                              blas_int(n, "gemm"), blas_int(k, "gemm"), &alpha, A.data(),
+                              blas_int(std::max<Index>(1, A.rows()), "gemm"), B.data(),
+                              blas_int(std::max<Index>(1, B.rows()), "gemm"), &beta, C.data(),
+                              blas_int(std::max<Index>(1, C.rows()), "gemm")));
+    sync();
+}
+
+// A X = B for SPD A: cuSOLVER potrf (lower) then potrs. Not positive definite (potrf's info > 0,
+// or a factor diagonal that is not finite and positive, e.g. from NaN input) -> false.
+bool CudaBackend::cholesky_solve(DeviceMatrix& A, DeviceMatrix& B) {
+    DeviceGuard guard(device_);
+    ZN_EXPECTS_DIM(A.rows() == A.cols(), "cholesky_solve: A is " << shape(A) << ", not square");
+    ZN_EXPECTS_DIM(B.rows() == A.rows(),
+                   "cholesky_solve: A is " << shape(A) << " but B is " << shape(B));
+    require_device_memory(A, "A", "cholesky_solve");
+    require_device_memory(B, "B", "cholesky_solve");
+    const Index n = A.rows();
+    if (n == 0) return true;
+    ZN_EXPECTS(B.empty() || A.data() != B.data(),
+               "cholesky_solve: A and B must not share storage");
+    const int bn = blas_int(n, "cholesky_solve");
+    int lwork = 0;
+    ZN_CUSOLVER_TRY(
+        cusolverDnDpotrf_bufferSize(solver_, CUBLAS_FILL_MODE_LOWER, bn, A.data(), bn, &lwork));
+    DeviceBuffer<double> work(static_cast<std::size_t>(std::max(lwork, 1)), device_);
+    DeviceBuffer<int> d_info(2, device_);  // [0]: cuSOLVER info, [1]: bad-diagonal flag
+    ZN_CUDA_TRY(cudaMemsetAsync(d_info.get(), 0, 2 * sizeof(int), stream_));
+    ZN_CUSOLVER_TRY(cusolverDnDpotrf(solver_, CUBLAS_FILL_MODE_LOWER, bn, A.data(), bn, work.get(),
+                                     lwork, d_info.get()));
+    check_positive_diagonal(A.data(), n, d_info.get() + 1, stream_);
+    int info[2] = {0, 0};
+    copy_to_host(info, d_info.get(), 2);
+    sync();
+    if (info[0] < 0) {
+        throw CudaError("cholesky_solve: cusolverDnDpotrf reports invalid parameter " +
+                        std::to_string(-info[0]));
+    }
+    if (info[0] > 0 || info[1] != 0) return false;
+    if (B.cols() == 0) return true;
+    ZN_CUSOLVER_TRY(cusolverDnDpotrs(solver_, CUBLAS_FILL_MODE_LOWER, bn,
+                                     blas_int(B.cols(), "cholesky_solve"), A.data(), bn, B.data(),
+                                     bn, d_info.get()));
+    // As the CPU backend: a solution with NaN or Inf (overflow) counts as a failure.
+    check_finite(B.data(), B.size(), d_info.get() + 1, stream_);
+    copy_to_host(info, d_info.get(), 2);
+    sync();
+    if (info[0] != 0) {
+        throw CudaError("cholesky_solve: cusolverDnDpotrs reports invalid parameter " +
+                        std::to_string(-info[0]));
+    }
+    return info[1] == 0;
+}
+
+// The SMO problem of smo.hpp on a precomputed K, by the persistent kernel of smo.cu. Device
+// memory beyond K: 5 n doubles (y, beta, G, Q_tt, K(y o beta) for a warm start).
+SmoResult CudaBackend::solve_smo(const DeviceMatrix& K, const Vector& y,
+                                 const SmoOptions& options, const Vector* warm_start) {
+    DeviceGuard guard(device_);
+    ZN_EXPECTS_DIM(K.rows() == K.cols(), "solve_smo: kernel is " << shape(K));
+    require_device_memory(K, "K", "solve_smo");
+    ZN_EXPECTS(K.rows() <= INT_MAX, "solve_smo: n = " << K.rows() << " is too large");
+    {
+        DeviceBuffer<int> d_flag(1, device_);
+        ZN_CUDA_TRY(cudaMemsetAsync(d_flag.get(), 0, sizeof(int), stream_));
+        check_finite(K.data(), K.size(), d_flag.get(), stream_);
+        int flag = 0;
+        copy_to_host(&flag, d_flag.get(), 1);
+        sync();
+        ZN_EXPECTS(flag == 0, "solve_smo: the kernel matrix contains NaN or Inf");
+    }
+    options.validate();
+    ZN_EXPECTS(options.max_iterations >= 0,
+               "solve_smo: max_iterations = " << options.max_iterations << " is negative");
+    const Index n = K.rows();
+    ZN_EXPECTS_DIM(y.size() == n, "SMO: " << y.size() << " labels for a kernel of size " << n);
+    smo_detail::check_smo_labels(y);
+    const Vector beta0 = smo_detail::smo_starting_point(warm_start, y, options.C);
+    const auto un = static_cast<std::size_t>(n);
+
+    DeviceBuffer<double> d_y(un, device_);
+    DeviceBuffer<double> d_beta(un, device_);
+    DeviceBuffer<double> d_G(un, device_);
+    DeviceBuffer<double> d_QD(un, device_);
+    DeviceBuffer<SmoDeviceOutcome> d_outcome(1, device_);
+    copy_to_device(d_y.get(), y.data(), un);
+    copy_to_device(d_beta.get(), beta0.data(), un);
+
+    const bool warm = (beta0.array() != 0.0).any();
+    DeviceBuffer<double> d_Kv(warm ? un : 0, device_);
+    Vector v;  // y o beta0; kept alive until the sync below
+    if (warm) {
+        v = y.cwiseProduct(beta0);
+        DeviceBuffer<double> d_v(un, device_);
+        copy_to_device(d_v.get(), v.data(), un);
+        const double one = 1.0;
+        const double zero = 0.0;
+        const int bn = blas_int(n, "solve_smo");
+        ZN_CUBLAS_TRY(cublasDgemv(blas_, CUBLAS_OP_N, bn, bn, &one, K.data(), bn, d_v.get(), 1,
+                                  &zero, d_Kv.get(), 1));
+        sync();  // d_v is freed at the end of this scope
+    }
+
+    SmoDeviceProblem p;
+    p.K = K.data();
+    p.y = d_y.get();
+    p.beta = d_beta.get();
+    p.G = d_G.get();
+    p.QD = d_QD.get();
+    p.Kv = warm ? d_Kv.get() : nullptr;
+    p.n = static_cast<int>(n);
+    p.C = options.C;
+    p.ridge = options.ridge;
+    p.tolerance = options.tolerance;
+    p.max_iterations = options.max_iterations > 0
+                           ? options.max_iterations
+                           : std::max<i64>(10000000, i64{100} * static_cast<i64>(n));
+    smo_solve(p, d_outcome.get(), stream_);
+
+    SmoResult result;
+    result.beta.resize(n);
+    Vector G(n);
+    SmoDeviceOutcome outcome;
+    copy_to_host(result.beta.data(), d_beta.get(), un);
+    copy_to_host(G.data(), d_G.get(), un);
+    copy_to_host(&outcome, d_outcome.get(), 1);
+    sync();
+
+    result.iterations = outcome.iterations;
+    result.kkt_gap = smo_detail::smo_kkt_gap(result.beta, G, y, options.C);
+    result.status = outcome.status == kSmoConverged ? Status::Success : Status::NoConvergence;
+    if (!result.beta.allFinite() || !G.allFinite()) result.status = Status::NumericalIssue;
+    result.bias = smo_detail::smo_bias(result.beta, G, y, options.C);
+    result.objective = smo_detail::smo_objective(result.beta, G);
+    return result;
+}
+
+// Kernel computed in full on the device when it fits, then the precomputed solver.
+SmoResult CudaBackend::solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,
+                                 const SmoOptions& options, const Vector* warm_start) {
+    DeviceGuard guard(device_);
+    options.validate();
+    const Index n = X.rows();
+    ZN_EXPECTS_DIM(y.size() == n,
+                   "solve_smo: X is " << shape(X) << " but y has " << y.size() << " entries");
+    smo_detail::check_smo_labels(y);
+    spec.validate(X.cols());
+    require_device_memory(X, "X", "solve_smo");
+
+    const std::size_t kernel_bytes = checked_bytes(n, n, sizeof(double), "solve_smo");
+    // Scratch besides K: a scaled copy of X (WeightedRbf), norms and the solver's vectors.
+    const std::size_t scratch =
+        checked_bytes(n, X.cols() + 8, sizeof(double), "solve_smo");
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    ZN_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t headroom = std::max<std::size_t>(std::size_t{256} << 20, total_bytes / 50);
+    const bool fits = kernel_bytes <= free_bytes && scratch <= free_bytes - kernel_bytes &&
+                      headroom <= free_bytes - kernel_bytes - scratch;
+    if (!fits) throw OutOfDeviceMemory(kernel_bytes);
+
+    const DeviceMatrix K = kernel_matrix(spec, X, X);
+    return solve_smo(K, y, options, warm_start);
+}
+
+}  // namespace
+}  // namespace cuda_detail
+
+std::unique_ptr<Backend> make_cuda_backend(int device) {
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        throw CudaError(std::string("make_cuda_backend: no usable CUDA device (") +
+                        cudaGetErrorName(err) + ": " + cudaGetErrorString(err) + ")");
+    }
+    if (device < 0 || device >= count) {
+        throw CudaError("make_cuda_backend: CUDA device " + std::to_string(device) +
+                        " does not exist (" + std::to_string(count) + " present)");
+    }
+    return std::make_unique<cuda_detail::CudaBackend>(device);
+}
+
+bool cuda_compiled() { return true; }
+
+int cuda_device_count() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return count > 0 ? count : 0;
+}
+
+}  // namespace zeronorm

@@ -1,0 +1,97 @@
+// Host-callable launchers of the CUDA kernels in kernels/*.cu. This header is plain C++ (no device
+// code, no Eigen), so the backend class in cuda_backend.cpp, compiled by the host compiler, can
+// call the kernels. Every launcher enqueues work on `stream` and checks the launch; execution
+// errors surface at the caller's next synchronisation. All matrices are column-major with
+// leading dimension = rows. Sizes are in elements.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace zeronorm::cuda_detail {
+
+using i64 = std::int64_t;
+
+// ---- elementwise.cu --------------------------------------------------------------------------
+
+// out (rows x n_cols) = columns cols[0..n_cols) of X (rows x *). Indices must be valid.
+void gather_columns(const double* X, i64 rows, const i64* cols, i64 n_cols, double* out,
+                    cudaStream_t stream);
+// out (n_rows x cols) = rows row_idx[0..n_rows) of X (rows x cols). Indices must be valid.
+void gather_rows(const double* X, i64 rows, i64 cols, const i64* row_idx, i64 n_rows,
+                 double* out, cudaStream_t stream);
+// out(i, j) = A(i, j) * z[j] * w[j] for A rows x cols; z or w may be null (= all ones).
+void scale_columns(const double* A, i64 rows, i64 cols, const double* z, const double* w,
+                   double* out, cudaStream_t stream);
+// out[i] = sum_j A(i, j)^2 for A rows x cols.
+void row_squared_norms(const double* A, i64 rows, i64 cols, double* out, cudaStream_t stream);
+// x *= beta for n entries; beta == 0 writes zeros (x is not read, as BLAS does for beta = 0).
+void scale_in_place(double* x, i64 n, double beta, cudaStream_t stream);
+// Sets *flag = 1 if some of the n entries of x is NaN or infinite (*flag must be 0 before).
+void check_finite(const double* x, i64 n, int* flag, cudaStream_t stream);
+// Sets *flag = 1 if some diagonal entry of the n x n matrix L is not finite and positive
+// (*flag must be 0 before; it is left untouched otherwise).
+void check_positive_diagonal(const double* L, i64 n, int* flag, cudaStream_t stream);
+
+// ---- kernel_matrix.cu ------------------------------------------------------------------------
+
+// Kernel functions computed from a dot product (and the two squared norms for Rbf). The
+// feature-weighted RBF is Rbf on sqrt(theta)-scaled columns; Chi2 has no dot-product form.
+enum class DeviceKernel : int { Linear, Polynomial, SumOfPowers, Rbf, Chi2 };
+
+struct KernelParams {
+    DeviceKernel type = DeviceKernel::Linear;
+    double gamma = 1.0;
+    int degree = 3;
+    double coef0 = 0.0;
+};
+
+// In place on K (m x l) holding dot products a_i.b_j: K_ij = k(a_i, b_j), with norms_a (m) and
+// norms_b (l) the squared row norms (used by Rbf only; may be null otherwise).
+void transform_gram(const KernelParams& params, double* K, i64 m, i64 l, const double* norms_a,
+                    const double* norms_b, cudaStream_t stream);
+// In place on K (n x n) whose LOWER triangle holds the dot products a_i.a_j (as left by SYRK):
+// writes the full symmetric K_ij = k(a_i, a_j); for Rbf the diagonal distance is exactly 0.
+// With params.type == Linear this only mirrors the triangle.
+void transform_gram_symmetric(const KernelParams& params, double* K, i64 n, const double* norms,
+                              cudaStream_t stream);
+// K (m x l): K_ij = exp(-gamma sum_f (a_if - b_jf)^2 / (a_if + b_jf)), terms with a_if + b_jf = 0
+// omitted; A is m x d, B is l x d.
+void chi2_kernel_matrix(double gamma, const double* A, i64 m, const double* B, i64 l, i64 d,
+                        double* K, cudaStream_t stream);
+
+// ---- smo.cu ----------------------------------------------------------------------------------
+
+// One SMO problem on a precomputed kernel in device memory (see smo_device.cuh).
+struct SmoDeviceProblem {
+    const double* K = nullptr;   // n x n, column-major, leading dimension n, symmetric
+    const double* y = nullptr;   // n labels, exactly +1 or -1
+    double* beta = nullptr;      // n: the feasible starting point in, the solution out
+    double* G = nullptr;         // n: the final gradient Q beta - 1 out
+    double* QD = nullptr;        // n: scratch, Q_tt = K_tt + ridge
+    const double* Kv = nullptr;  // n: K (y o beta_start), or null when beta_start = 0
+    int n = 0;
+    double C = 1.0;              // may be +inf
+    double ridge = 0.0;
+    double tolerance = 1e-3;
+    i64 max_iterations = 0;      // > 0
+};
+
+enum SmoDeviceStatus : int { kSmoConverged = 0, kSmoIterationCap = 1 };
+
+struct SmoDeviceOutcome {
+    i64 iterations = 0;
+    double gap = 0.0;    // m(beta) - M(beta) at exit
+    int status = kSmoConverged;
+    int i = -1;          // last working set (diagnostics)
+    int j = -1;
+};
+
+// Solves the problem with one persistent single-block kernel; *outcome is device memory.
+void smo_solve(const SmoDeviceProblem& problem, SmoDeviceOutcome* outcome, cudaStream_t stream);
+
+// Threads of the SMO block (one block per problem).
+constexpr int kSmoThreads = 1024;
+
+}  // namespace zeronorm::cuda_detail

@@ -1,0 +1,135 @@
+// Memory-bound helper kernels: gathers for compaction, column scaling, row norms, scaling, and
+// the positive-diagonal check after a Cholesky factorisation. Grid-stride loops over 64-bit
+// element counts; consecutive threads touch consecutive rows (column-major), so accesses coalesce.
+#include <cmath>
+
+#include "cuda_check.cuh"
+#include "device_ops.hpp"
+
+namespace zeronorm::cuda_detail {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr i64 kMaxBlocks = i64{1} << 20;
+
+int blocks_for(i64 work) {
+    const i64 b = (work + kThreads - 1) / kThreads;
+    return static_cast<int>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
+}
+
+__device__ i64 global_thread() {
+    return static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+__device__ i64 grid_stride() { return static_cast<i64>(gridDim.x) * blockDim.x; }
+
+__global__ void gather_columns_kernel(const double* X, i64 rows, const i64* cols, i64 n_cols,
+                                      double* out) {
+    const i64 total = rows * n_cols;
+    for (i64 e = global_thread(); e < total; e += grid_stride()) {
+        const i64 r = e % rows;
+        const i64 k = e / rows;
+        out[e] = X[r + cols[k] * rows];
+    }
+}
+
+__global__ void gather_rows_kernel(const double* X, i64 rows, i64 cols, const i64* row_idx,
+                                   i64 n_rows, double* out) {
+    const i64 total = n_rows * cols;
+    for (i64 e = global_thread(); e < total; e += grid_stride()) {
+        const i64 r = e % n_rows;
+        const i64 c = e / n_rows;
+        out[e] = X[row_idx[r] + c * rows];
+    }
+}
+
+__global__ void scale_columns_kernel(const double* A, i64 rows, i64 cols, const double* z,
+                                     const double* w, double* out) {
+    const i64 total = rows * cols;
+    for (i64 e = global_thread(); e < total; e += grid_stride()) {
+        const i64 c = e / rows;
+        double v = A[e];
+        if (z != nullptr) v *= z[c];
+        if (w != nullptr) v *= w[c];
+        out[e] = v;
+    }
+}
+
+__global__ void row_squared_norms_kernel(const double* A, i64 rows, i64 cols, double* out) {
+    for (i64 r = global_thread(); r < rows; r += grid_stride()) {
+        double s = 0.0;
+        for (i64 c = 0; c < cols; ++c) {
+            const double v = A[r + c * rows];
+            s += v * v;
+        }
+        out[r] = s;
+    }
+}
+
+__global__ void scale_in_place_kernel(double* x, i64 n, double beta) {
+    for (i64 e = global_thread(); e < n; e += grid_stride()) x[e] = beta == 0.0 ? 0.0 : beta * x[e];
+}
+
+__global__ void check_finite_kernel(const double* x, i64 n, int* flag) {
+    for (i64 e = global_thread(); e < n; e += grid_stride())
+        if (!isfinite(x[e])) atomicExch(flag, 1);
+}
+
+__global__ void check_positive_diagonal_kernel(const double* L, i64 n, int* flag) {
+    for (i64 k = global_thread(); k < n; k += grid_stride()) {
+        const double v = L[k + k * n];
+        if (!(v > 0.0 && isfinite(v))) atomicExch(flag, 1);
+    }
+}
+
+}  // namespace
+
+void gather_columns(const double* X, i64 rows, const i64* cols, i64 n_cols, double* out,
+                    cudaStream_t stream) {
+    if (rows * n_cols == 0) return;
+    gather_columns_kernel<<<blocks_for(rows * n_cols), kThreads, 0, stream>>>(X, rows, cols,
+                                                                                n_cols, out);
+    ZN_CUDA_CHECK_LAUNCH("gather_columns_kernel");
+}
+
+void gather_rows(const double* X, i64 rows, i64 cols, const i64* row_idx, i64 n_rows,
+                 double* out, cudaStream_t stream) {
+    if (n_rows * cols == 0) return;
+    gather_rows_kernel<<<blocks_for(n_rows * cols), kThreads, 0, stream>>>(X, rows, cols, row_idx,
+                                                                             n_rows, out);
+    ZN_CUDA_CHECK_LAUNCH("gather_rows_kernel");
+}
+
+void scale_columns(const double* A, i64 rows, i64 cols, const double* z, const double* w,
+                   double* out, cudaStream_t stream) {
+    if (rows * cols == 0) return;
+    scale_columns_kernel<<<blocks_for(rows * cols), kThreads, 0, stream>>>(A, rows, cols, z, w,
+                                                                             out);
+    ZN_CUDA_CHECK_LAUNCH("scale_columns_kernel");
+}
+
+void row_squared_norms(const double* A, i64 rows, i64 cols, double* out, cudaStream_t stream) {
+    if (rows == 0) return;
+    row_squared_norms_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(A, rows, cols, out);
+    ZN_CUDA_CHECK_LAUNCH("row_squared_norms_kernel");
+}
+
+void scale_in_place(double* x, i64 n, double beta, cudaStream_t stream) {
+    if (n == 0) return;
+    scale_in_place_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, n, beta);
+    ZN_CUDA_CHECK_LAUNCH("scale_in_place_kernel");
+}
+
+void check_finite(const double* x, i64 n, int* flag, cudaStream_t stream) {
+    if (n == 0) return;
+    check_finite_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, n, flag);
+    ZN_CUDA_CHECK_LAUNCH("check_finite_kernel");
+}
+
+void check_positive_diagonal(const double* L, i64 n, int* flag, cudaStream_t stream) {
+    if (n == 0) return;
+    check_positive_diagonal_kernel<<<blocks_for(n), kThreads, 0, stream>>>(L, n, flag);
+    ZN_CUDA_CHECK_LAUNCH("check_positive_diagonal_kernel");
+}
+
+}  // namespace zeronorm::cuda_detail

@@ -1,0 +1,96 @@
+#include "smo_common.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "zeronorm/error.hpp"
+
+namespace zeronorm::smo_detail {
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}
+
+void check_smo_labels(const Vector& y) {
+    const Index n = y.size();
+    ZN_EXPECTS(n >= 2, "SMO needs at least two samples, got " << n);
+    bool has_positive = false;
+    bool has_negative = false;
+    for (Index i = 0; i < n; ++i) {
+        ZN_EXPECTS(y[i] == 1.0 || y[i] == -1.0,
+                   "SMO: labels must be +1 or -1, label " << i << " is " << y[i]);
+        (y[i] > 0 ? has_positive : has_negative) = true;
+    }
+    ZN_EXPECTS(has_positive && has_negative, "SMO: the labels hold only one class");
+}
+
+Vector make_feasible(const Vector& beta, const Vector& y, double C) {
+    Vector b = beta.cwiseMax(0.0).cwiseMin(C);
+    const double positive = (y.array() > 0).select(b.array(), 0.0).sum();
+    const double negative = (y.array() < 0).select(b.array(), 0.0).sum();
+    if (std::abs(positive - negative) <= 1e-14 * (positive + negative)) return b;  // rounding only
+    if (positive > negative && positive > 0) {
+        b = (y.array() > 0).select(b.array() * (negative / positive), b.array());
+    } else if (negative > positive && negative > 0) {
+        b = (y.array() < 0).select(b.array() * (positive / negative), b.array());
+    }
+    return b;
+}
+
+Vector smo_starting_point(const Vector* warm_start, const Vector& y, double C) {
+    const Index n = y.size();
+    if (warm_start == nullptr) return Vector::Zero(n);
+    ZN_EXPECTS_DIM(warm_start->size() == n, "SMO: warm start has " << warm_start->size()
+                                                                    << " entries, expected " << n);
+    ZN_EXPECTS(warm_start->allFinite(), "SMO: warm start is not finite");
+    return make_feasible(*warm_start, y, C);
+}
+
+double smo_bias(const Vector& beta, const Vector& G, const Vector& y, double C) {
+    double ub = kInf;
+    double lb = -kInf;
+    double sum_free = 0.0;
+    Index n_free = 0;
+    for (Index i = 0; i < beta.size(); ++i) {
+        const double yG = y[i] * G[i];
+        if (beta[i] >= C) {  // upper bound
+            if (y[i] < 0)
+                ub = std::min(ub, yG);
+            else
+                lb = std::max(lb, yG);
+        } else if (beta[i] <= 0) {  // lower bound
+            if (y[i] > 0)
+                ub = std::min(ub, yG);
+            else
+                lb = std::max(lb, yG);
+        } else {
+            ++n_free;
+            sum_free += yG;
+        }
+    }
+    const double rho = n_free > 0 ? sum_free / static_cast<double>(n_free) : (ub + lb) / 2;
+    return -rho;
+}
+
+double smo_objective(const Vector& beta, const Vector& G) {
+    double v = 0.0;
+    for (Index i = 0; i < beta.size(); ++i) v += beta[i] * (G[i] - 1.0);
+    return 0.5 * v;
+}
+
+double smo_kkt_gap(const Vector& beta, const Vector& G, const Vector& y, double C) {
+    double m = -kInf;
+    double M = kInf;
+    for (Index t = 0; t < beta.size(); ++t) {
+        const double v = -y[t] * G[t];
+        const bool upper = beta[t] >= C;
+        const bool lower = beta[t] <= 0.0;
+        const bool in_up = y[t] > 0 ? !upper : !lower;
+        const bool in_low = y[t] > 0 ? !lower : !upper;
+        if (in_up) m = std::max(m, v);
+        if (in_low) M = std::min(M, v);
+    }
+    return (std::isfinite(m) && std::isfinite(M)) ? std::max(0.0, m - M) : 0.0;
+}
+
+}  // namespace zeronorm::smo_detail

@@ -1,0 +1,34 @@
+// The backend-independent parts of SMO (problem in zeronorm/smo.hpp), shared by the CPU solver
+// (cpu_fallback/smo_solver.cpp) and the CUDA one (kernels/smo.cu): label checks, the feasible
+// starting point, and the bias, objective and KKT gap from the final beta and gradient.
+#pragma once
+
+#include "zeronorm/smo.hpp"
+
+namespace zeronorm::smo_detail {
+
+// Throws InvalidArgument unless y has at least two entries, all exactly +1 or -1, with both
+// classes present (the checks of the CPU solver).
+void check_smo_labels(const Vector& y);
+
+// The starting beta for SMO (n = y.size()): zero without a warm start; otherwise the warm start
+// (n finite entries, else DimensionMismatch / InvalidArgument) made feasible by
+// make_feasible.
+// Clips beta into [0, C] and scales the class side with the larger sum down so that y'beta = 0
+// (a zero vector stays zero; a rounding-level imbalance is left alone).
+Vector make_feasible(const Vector& beta, const Vector& y, double C);
+
+Vector smo_starting_point(const Vector* warm_start, const Vector& y, double C);
+
+// b = -rho, rho as LIBSVM's Solver::calculate_rho: the mean of y_i G_i over the free variables
+// (0 < beta_i < C), else the midpoint of the bounds given by the bounded ones.
+double smo_bias(const Vector& beta, const Vector& G, const Vector& y, double C);
+
+// 1/2 beta'Q beta - 1'beta = 1/2 sum_i beta_i (G_i - 1), with G = Q beta - 1.
+double smo_objective(const Vector& beta, const Vector& G);
+
+// m(beta) - M(beta) (max of -y_t G_t over I_up minus its min over I_low), clamped at 0, and 0
+// when either set is empty.
+double smo_kkt_gap(const Vector& beta, const Vector& G, const Vector& y, double C);
+
+}  // namespace zeronorm::smo_detail
