@@ -1,0 +1,134 @@
+// L0-norm and Lp-norm SVMs: kernel machines with few expansion terms (Huang, Zheng, King & Lyu,
+// "Arbitrary norm support vector machines", Neural Computation, accepted 2008; seed 002, §3.3-3.4).
+//
+// Each outer step t solves the SVM (3.7) over the expansion coefficients alpha,
+//
+//   min_{alpha,b,xi}  1/2 alpha' (K + C_alpha Lambda_(t)) alpha + C_xi 1'xi
+//   s.t.              y_i (K_i' alpha + b) >= 1 - xi_i,  xi_i >= 0,
+//
+// with Lambda_(t) = diag(|alpha_(t)|^-(2-p)) (Prop. 3 for p = 0, Prop. 4 for 0 < p <= 2), through
+// its dual (3.6): an ordinary SVM dual in beta on the regularized kernel
+// Ktilde_(t) = K K_(t) K (3.12), then alpha_(t+1) = K_(t) K (y.*beta) (3.10). As t grows the
+// term alpha'Lambda alpha tends to ||alpha||_p^p, so the limit is an Lp-regularized SVM whose
+// decision function f(x) = sum_i alpha_i k(x, x_i) + b uses only the few x_i with alpha_i != 0.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "zeronorm/backend.hpp"
+#include "zeronorm/kernel.hpp"
+#include "zeronorm/smo.hpp"
+#include "zeronorm/status.hpp"
+
+namespace zeronorm {
+
+// How K_(t) is formed (002 §3.4.3).
+enum class SparseSvmVariant {
+    // K_(t) = Lt (Lt K_mm Lt + C_alpha I)^-1 Lt on the active set, Lt = diag|alpha|^((2-p)/2):
+    // the exact (K + C_alpha Lambda)^-1 written without inverting a zero alpha; one Cholesky
+    // factorisation of an m x m SPD matrix per step.
+    Exact,
+    // "Avoid matrix inversion": the margin term 1/2 alpha'K alpha replaced by 1/2 alpha'alpha, so
+    // K_(t) = (I + C_alpha Lambda)^-1 = diag(Lt_i^2 / (Lt_i^2 + C_alpha)) (= alpha_i^2 /
+    // (alpha_i^2 + C_alpha) for L0). Optimises a different (inversion-free) model.
+    Diagonal,
+};
+
+std::string to_string(SparseSvmVariant variant);
+SparseSvmVariant parse_sparse_svm_variant(const std::string& name);  // "exact" or "diagonal"
+
+struct SparseSvmOptions {
+    KernelSpec kernel;
+    // Norm exponent: 0 = L0 (Jeffreys hyperprior, Prop. 2-3); 0 < p <= 2 = Lp (Prop. 4).
+    // Prop. 4 writes Lambda = gamma diag|alpha|^-(2-p); gamma only multiplies C_alpha, so it is
+    // absorbed there (gamma = 1): pass C_alpha * gamma for another gamma. With p = 2, Lambda = I
+    // never changes and the model is a plain SVM on the kernel K (K + C_alpha I)^-1 K.
+    double p = 0.0;
+    SparseSvmVariant variant = SparseSvmVariant::Exact;
+    double C_xi = 1.0;     // slack penalty (box bound of the dual 3.6); 002 §4.1 uses 1
+    double C_alpha = 0.2;  // weight of the sparsity term; 002 §4.1 uses 0.2
+    // Pruning and stopping threshold (002 §3.4.3, step 2 and step 7: 1e-4): terms with
+    // |alpha_i| < epsilon are dropped for good (p < 2 only), and the loop stops when
+    // max_i |alpha_i,(t+1) - alpha_i,(t)| < epsilon.
+    double epsilon = 1e-4;
+    int max_iterations = 100;  // T_max of step 7
+    // The inner SMO solver on Ktilde. smo.C is ignored: C_xi is the box bound. Its tolerance is
+    // tighter than LIBSVM's 1e-3 by default: alpha = K_(t) K (y.*beta) inherits the error of beta,
+    // and with 1e-3 the step-to-step jitter of alpha stays above epsilon = 1e-4 on Ripley (the
+    // loop then runs to max_iterations); 1e-5 lets it stop by step 7 (about 20 steps).
+    SmoOptions smo = default_inner_smo();
+
+    static SmoOptions default_inner_smo() {
+        SmoOptions s;
+        s.tolerance = 1e-5;
+        return s;
+    }
+
+    // Throws InvalidArgument naming the bad field.
+    void validate(Index n_features) const;
+};
+
+struct SparseSvmModel {
+    KernelSpec kernel;
+    // n_terms x d: the x_i with alpha_i != 0 (|alpha_i| >= epsilon for p < 2), original feature
+    // space; identical training points are merged into one term with their coefficients summed.
+    Matrix expansion_points;
+    Vector alpha;                  // n_terms coefficients (signed; y_i is already folded in, 3.10)
+    IndexVector training_indices;  // row of each expansion point in the training set (first copy)
+    double bias = 0.0;
+
+    Index n_terms() const { return expansion_points.rows(); }
+    Index n_features() const { return expansion_points.cols(); }
+    // f(x) = sum_i alpha_i k(x, x_i) + b over the sparse expansion only, for every row of X.
+    Vector decision_function(Backend& backend, const Matrix& X) const;
+    // sign(f(x)) as +-1 (0 maps to +1).
+    Vector predict(Backend& backend, const Matrix& X) const;
+};
+
+// One outer step t (steps 2-7 of 002 §3.4.3).
+struct SparseSvmIteration {
+    Index active_terms = 0;  // m = |{i : |alpha_i,(t)| >= epsilon}| at the start of the step
+    double objective = 0.0;  // dual objective (3.6) 1/2 beta'Htilde beta - 1'beta at its optimum
+    double max_delta_alpha = 0.0;  // max_i |alpha_i,(t+1) - alpha_i,(t)|
+    std::int64_t smo_iterations = 0;
+    double jitter = 0.0;  // ridge added to Lt K Lt + C_alpha I when Cholesky failed (else 0)
+    double seconds = 0.0;
+};
+
+struct SparseSvmResult {
+    SparseSvmModel model;
+    std::vector<SparseSvmIteration> trace;
+    int iterations = 0;  // outer steps taken (SMO solves)
+    // Success: max|delta alpha| < epsilon. NoConvergence: stopped at max_iterations (the model
+    // is the last iterate). NumericalIssue: every coefficient fell below epsilon (the model is
+    // the constant b) or a later step failed numerically (the model is the last good iterate);
+    // `message` says which.
+    Status status = Status::Success;
+    std::string message;
+    Vector beta;  // final dual variables of (3.6), one per training sample
+    double train_seconds = 0.0;
+};
+
+// Trains on the whole data set (labels +-1, both classes present). Throws InvalidArgument for
+// bad input and NumericalError when the very first step cannot be computed (a kernel that is
+// not positive semi-definite, so Lt K Lt + C_alpha I is not positive definite even with jitter).
+SparseSvmResult train_sparse_svm(Backend& backend, const Dataset& data,
+                                 const SparseSvmOptions& options);
+
+// ---- the step's kernels, exposed for tests and for other loops ------------------------------
+struct SparseSvmStepKernels {
+    DeviceMatrix KtK;     // m x l: K_(t) K_{m x l} (alpha_active = KtK (y.*beta), eq. 3.10)
+    DeviceMatrix Ktilde;  // l x l: K_{l x m} K_(t) K_{m x l} (step 4, eq. 3.12)
+    double jitter = 0.0;  // added to the diagonal of Lt K_mm Lt + C_alpha I (Exact only)
+};
+
+// Steps 3-4 for one active set: K_ml holds the active rows of K (m x l), active[k] is the
+// column of K_ml that belongs to active row k (so K_mm = K_ml(:, active)), lambda_tilde the
+// m diagonal entries of Lt (>= 0; zeros allowed: nothing is inverted). Throws NumericalError if
+// Lt K_mm Lt + C_alpha I cannot be factorised even after adding jitter.
+SparseSvmStepKernels sparse_svm_step_kernels(Backend& backend, const DeviceMatrix& K_ml,
+                                             const IndexVector& active, const Vector& lambda_tilde,
+                                             double C_alpha, SparseSvmVariant variant);
+
+}  // namespace zeronorm
