@@ -148,7 +148,7 @@ Row run_dcd(const std::string& name, const Dataset& train, const Dataset& test, 
     param.eps = 0.1;
     set_print_string_function([](const char*) {});
     model* m = nullptr;
-    row.peer_s = seconds_of([&] { m = train(&prob, &param); });
+    row.peer_s = seconds_of([&] { m = ::train(&prob, &param); });
     // Primal objective of LIBLINEAR's w (bias weight included, as it is regularised there).
     const double sign = m->label[0] == 1 ? 1.0 : -1.0;
     Vector w(train.n_features() + 1);
@@ -164,7 +164,7 @@ Row run_dcd(const std::string& name, const Dataset& train, const Dataset& test, 
     SparseRows test_rows(test.X, 1.0);
     Index correct = 0;
     for (Index i = 0; i < test.n_samples(); ++i)
-        correct += predict(m, test_rows.linear_ptrs[std::size_t(i)]) == test.y[i];
+        correct += ::predict(m, test_rows.linear_ptrs[std::size_t(i)]) == test.y[i];
     row.peer_acc = double(correct) / double(test.n_samples());
     free_and_destroy_model(&m);
     return row;

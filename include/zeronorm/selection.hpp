@@ -27,54 +27,102 @@ enum class MulticlassScheme { OneVsRest, WestonWatkins };
 SelectionMethod parse_selection_method(const std::string& name);  // "l2-arom", "l1-arom", "rfe", "corr"
 std::string to_string(SelectionMethod method);
 MulticlassScheme parse_multiclass_scheme(const std::string& name);  // "ovr", "ww"
+std::string to_string(MulticlassScheme scheme);
 
+// SMO settings used inside the selection methods by default (tolerance 1e-8).
+inline SmoOptions default_selection_smo() {
+    SmoOptions smo;
+    smo.tolerance = 1e-8;
+    return smo;
+}
+
+// Labels: two classes as -1/+1, or K >= 3 classes as 0..K-1 (every class present); multi-class
+// data is handled by one-vs-rest machines (Problem 11) for every method.
 struct SelectionOptions {
     SelectionMethod method = SelectionMethod::L2Arom;
-    // Feature counts wanted, r_1 > r_2 > ...; one run serves all of them. Each must be in 1..d.
+    // Feature counts wanted, in any order, each in 1..d, no duplicates; one run serves all of
+    // them (AROM and RFE walk down a nested path once).
     std::vector<Index> feature_counts;
     // SVM inside AROM and RFE: C = infinity means hard margin, with `ridge` (lambda) added to the
     // kernel diagonal for inseparable data (sec. 3.2). A finite C gives a soft margin.
+    // C = infinity with ridge = 0 is the pure hard margin: it needs linearly separable data, and
+    // a NumericalError says so when an inner SVM finds the data not separable.
     double C = std::numeric_limits<double>::infinity();
     double ridge = 0.0;
     // AROM: a component with z_j <= prune_tolerance * max(z) is removed for good.
     double prune_tolerance = 1e-8;
     // AROM: stop when max_j |z_j - z_j_previous| <= convergence_tolerance (z normalised to max 1).
+    // AROM also stops once the smallest requested count is reached (see FeatureSubset).
     double convergence_tolerance = 1e-6;
-    std::int64_t max_iterations = 1000;
-    // RFE: fraction of the remaining features removed per round (0: one per round).
+    std::int64_t max_iterations = 1000;  // AROM iterations; reaching it gives NoConvergence
+    // RFE: fraction of the remaining features removed per round, in [0, 1) (0: one per round;
+    // otherwise max(1, floor(fraction * remaining)), never stepping past a requested count).
     double rfe_fraction = 0.0;
     MulticlassScheme multiclass = MulticlassScheme::OneVsRest;
     // Final classifier retrained on the selected original features (linear kernel).
     double final_C = std::numeric_limits<double>::infinity();
     double final_ridge = -1.0;  // < 0: same as ridge
-    SmoOptions smo;
+    // SMO settings of the final classifier (C and ridge replaced by final_C, final_ridge); the
+    // LIBSVM default tolerance 1e-3 suffices there, as nothing is iterated on its solution.
+    SmoOptions final_smo;
+    // Inner SMO settings (tolerance, iteration cap, shrinking); its C and ridge are ignored and
+    // replaced by the fields above. The tolerance defaults to 1e-8, not LIBSVM's 1e-3: the
+    // multiplicative update feeds the SMO's error back into z, and with 1e-3 z keeps moving by
+    // ~1e-4 per iteration, so the z-convergence test above would never pass.
+    SmoOptions smo = default_selection_smo();
 
+    // Throws InvalidArgument naming the bad field.
     void validate(Index n_features) const;
 };
 
+// One step of AROM (one SVM per machine and one z-update) or one RFE round.
 struct SelectionIteration {
     Index n_features = 0;    // features still alive after this iteration
-    double objective = 0.0;  // the inner problem's objective (1/2 |w|^2 for l2-AROM)
-    double max_change = 0.0; // max |z - z_prev|
+    // Optimal value of the inner SVM(s), summed over machines: minus the SMO dual objective,
+    // i.e. 1/2 |w_bar|^2 for a hard margin without ridge (l2-AROM, RFE).
+    double objective = 0.0;
+    double max_change = 0.0; // AROM: max_j |z_j - z_j_prev| before pruning; RFE: 0
 };
 
 // The selection for one feature count r.
+//
+// AROM (sec. 4.1, 4.5): "stop at the last iteration before the constraint |w|_0 <= r is
+// satisfied and choose the r largest elements of w". With t* the first iterate whose number of
+// surviving features is <= r: if it is exactly r, those r (sec. 4.1, "stopping when the
+// constraint is met"); if fewer, the r largest z of the iterate before t* (sec. 4.5). If no
+// iterate gets down to r (converged or capped first), the r largest z of the last iterate.
+// Because this depends only on the path up to t*, a run asking for {50, 20, 5} gives the same
+// subset for 20 as a run asking for {20} alone.
+// RFE: the r features left when exactly r remain, ordered by later elimination (the smallest
+// count by the criterion of the round that left it). CORR: the r best scores.
 struct FeatureSubset {
     Index n_features = 0;
     IndexVector selected;      // column indices into the original data, best first
-    Vector weights;            // weight of each selected feature (the final classifier's w)
+    // Weight of each selected feature: the final classifier's w (two classes), or
+    // sum_k |w_k| over the one-vs-rest machines (multi-class; signed w_k in class_weights).
+    Vector weights;
+    Matrix class_weights;      // r x (number of machines): column k is machine k's w
     std::vector<SvmModel> classifiers;  // retrained on the selected columns; one per one-vs-rest machine
 };
 
 struct SelectionResult {
     std::vector<FeatureSubset> subsets;  // one per requested feature count, same order
-    Vector scores;                       // per-feature score of the method (|w|, z, or CORR)
+    // Per-feature score of the method, d entries, larger is better: l2-AROM the final z (0 once
+    // pruned); RFE d minus the feature's 0-based rank; CORR the correlation score.
+    Vector scores;
     std::vector<SelectionIteration> trace;
-    std::int64_t iterations = 0;
+    std::int64_t iterations = 0;     // AROM iterations / RFE rounds (0 for CORR)
+    // Success: converged or reached the smallest requested count; NoConvergence: max_iterations
+    // reached (subsets taken from the last iterate); NumericalIssue: an inner SMO hit its
+    // iteration cap (AROM: the subsets come from the last good iterate; RFE: that round's w was
+    // still used) or all of w_bar vanished.
     Status status = Status::Success;
-    double seconds = 0.0;
+    double seconds = 0.0;            // wall time of select_features, retraining included
 };
 
+// Runs the method on the backend, then retrains a linear SVM (final_C, final_ridge) on the
+// original columns of every subset. Throws InvalidArgument for bad options or labels, and
+// NumericalError when a hard margin without ridge meets data that are not linearly separable.
 SelectionResult select_features(Backend& backend, const Dataset& data,
                                 const SelectionOptions& options);
 

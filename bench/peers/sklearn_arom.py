@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""The l2-AROM loop (Weston et al. 2003, Problem 8 with the ridge of sec. 3.2) written around
+scikit-learn's SVC, as a user without zeronorm would write it: the peer for bench/RESULTS.md.
+
+Same protocol as `zeronorm cv --method l2-arom`: stratified random splits, log10 and a
+standardisation fitted on the training rows, one AROM path per split serving every feature count,
+a linear SVM retrained on the selected original features, test error per count.
+
+usage: sklearn_arom.py DATA.csv --features 2000,1000,...,20 --splits 100 --train-size 50
+                       [--ridge 1e-3] [--log10] [--standardize] [--n-jobs 1] [--seed 1]
+"""
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.model_selection import StratifiedShuffleSplit
+from sklearn.svm import SVC
+
+HARD_C = 1e10  # SVC needs a finite C; with the ridge on the kernel this is the hard margin
+
+
+def svm_dual(K, y, ridge):
+    clf = SVC(kernel="precomputed", C=HARD_C, tol=1e-3)
+    clf.fit(K + ridge * np.eye(len(y)), y)
+    beta_y = np.zeros(len(y))
+    beta_y[clf.support_] = clf.dual_coef_[0]
+    # scikit-learn orders classes ascending, so dual_coef_ is beta_i * y_i up to one sign.
+    sign = 1.0 if clf.classes_[1] == 1 else -1.0
+    return clf, sign * beta_y
+
+
+def arom_path(X, y, counts, ridge, prune_tol=1e-8, conv_tol=1e-6, max_iter=1000):
+    d = X.shape[1]
+    z = np.ones(d)
+    alive = np.arange(d)
+    chosen = {}
+    pending = sorted(counts, reverse=True)
+    prev_z = None
+    for _ in range(max_iter):
+        Xz = X[:, alive] * z
+        _, beta_y = svm_dual(Xz @ Xz.T, y, ridge)
+        w = Xz.T @ beta_y
+        new_z = z * np.abs(w)
+        new_z /= new_z.max()
+        keep = new_z > prune_tol
+        # counts reached at this step: the r largest z of the iterate before it (sec. 4.5)
+        while pending and keep.sum() <= pending[0]:
+            r = pending.pop(0)
+            src_z, src_alive = (new_z, alive) if keep.sum() == r else (z, alive)
+            order = np.argsort(-src_z, kind="stable")[:r]
+            chosen[r] = src_alive[order]
+        change = np.abs(new_z - z).max()
+        alive, z = alive[keep], new_z[keep]
+        if not pending or change <= conv_tol:
+            break
+    for r in pending:
+        order = np.argsort(-z, kind="stable")[:r]
+        chosen[r] = alive[order]
+    return chosen
+
+
+def one_split(X, y, train, test, counts, ridge, log10, standardize):
+    Xtr, Xte = X[train], X[test]
+    if standardize:
+        mu, sd = Xtr.mean(0), Xtr.std(0)
+        sd[sd == 0] = 1
+        Xtr, Xte = (Xtr - mu) / sd, (Xte - mu) / sd
+    chosen = arom_path(Xtr, y[train], counts, ridge)
+    errors = []
+    for r in counts:
+        cols = chosen[r]
+        Ktr = Xtr[:, cols] @ Xtr[:, cols].T
+        clf, _ = svm_dual(Ktr, y[train], ridge)
+        pred = clf.predict(Xte[:, cols] @ Xtr[:, cols].T)
+        errors.append(float(np.mean(pred != y[test])))
+    return errors
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("data")
+    p.add_argument("--features", required=True)
+    p.add_argument("--splits", type=int, default=100)
+    p.add_argument("--train-size", type=int, default=50)
+    p.add_argument("--ridge", type=float, default=1e-3)
+    p.add_argument("--log10", action="store_true")
+    p.add_argument("--standardize", action="store_true")
+    p.add_argument("--n-jobs", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1)
+    a = p.parse_args()
+    raw = np.loadtxt(a.data, delimiter=",", skiprows=1)
+    X, y = raw[:, :-1], raw[:, -1]
+    if a.log10:
+        X = np.log10(X)
+    counts = [int(c) for c in a.features.split(",")]
+    splitter = StratifiedShuffleSplit(n_splits=a.splits, train_size=a.train_size, random_state=a.seed)
+    t0 = time.perf_counter()
+    results = Parallel(n_jobs=a.n_jobs)(
+        delayed(one_split)(X, y, tr, te, counts, a.ridge, a.log10, a.standardize)
+        for tr, te in splitter.split(X, y))
+    seconds = time.perf_counter() - t0
+    E = np.array(results)
+    out = {"seconds": seconds, "splits": a.splits, "n_jobs": a.n_jobs, "results": [
+        {"features": r, "mean_error": float(E[:, k].mean()),
+         "std_error": float(E[:, k].std(ddof=1) / np.sqrt(len(E)))} for k, r in enumerate(counts)]}
+    json.dump(out, sys.stdout)
+    print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+// Batch evaluation of a feature-selection method over many train/test splits: for every split,
+// preprocessing fitted on its training rows, one selection run that serves every requested
+// feature count (the path), the retrained classifiers, and their test errors; then mean and
+// standard error per feature count. Splits run in parallel on the CPU backend.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "zeronorm/cross_validation.hpp"
+#include "zeronorm/selection.hpp"
+
+namespace zeronorm {
+
+struct SelectionEvaluationOptions {
+    SelectionOptions selection;  // feature_counts is the path evaluated
+    bool log10 = false;          // elementwise log10 of the data first (needs positive data)
+    bool standardize = true;     // per-feature standardisation fitted on each split's training rows
+    int threads = 0;             // CPU: worker threads (0 = hardware concurrency); CUDA: 1
+
+    void validate(Index n_features) const;
+};
+
+struct SplitEvaluation {
+    std::vector<double> errors;          // test error per feature count (selection order)
+    std::vector<IndexVector> selected;   // chosen columns per feature count
+    std::int64_t iterations = 0;
+    Status status = Status::Success;
+    double seconds = 0.0;
+};
+
+struct PathPoint {
+    Index n_features = 0;
+    double mean_error = 0.0;
+    double std_error = 0.0;  // sample sd over splits / sqrt(#splits)
+};
+
+struct SelectionEvaluation {
+    std::vector<PathPoint> path;          // one per feature count, in the order requested
+    std::vector<SplitEvaluation> splits;  // in the order of the folds given
+    Status status = Status::Success;      // Success when every split's selection did
+    double seconds = 0.0;
+};
+
+// Called as each split finishes (from a worker thread, serialised): index, count, result.
+using SplitCallback = std::function<void(std::size_t, std::size_t, const SplitEvaluation&)>;
+
+// Runs on the backend `kind` (device `device` for CUDA). Labels: +-1, or 0..K-1 for K classes
+// (predicted class = largest one-vs-rest decision value).
+SelectionEvaluation evaluate_selection(BackendKind kind, int device, const Dataset& data,
+                                       const std::vector<Fold>& folds,
+                                       const SelectionEvaluationOptions& options,
+                                       const SplitCallback& on_split = {});
+
+}  // namespace zeronorm

@@ -1,0 +1,140 @@
+// Shared pieces of the `zeronorm` command-line tool: the options every subcommand takes, the
+// SVM and preprocessing option groups, data loading, output and progress.
+//
+// Each subcommand is a Command object that registers its options on its own CLI11 subcommand
+// (binding them to its members) and runs after parsing; adding an option to a command touches
+// only that command's file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "zeronorm/backend.hpp"
+#include "zeronorm/dataset.hpp"
+#include "zeronorm/error.hpp"
+#include "zeronorm/preprocess.hpp"
+#include "zeronorm/selection.hpp"
+#include "zeronorm/svm.hpp"
+
+namespace zeronorm::cli {
+
+// The data does not suit the command (one class for training, non-positive values for log10):
+// reported like a malformed file, exit code 2.
+class DataError : public Error {
+public:
+    using Error::Error;
+};
+
+// Options every subcommand takes.
+struct CommonOptions {
+    std::string backend = "cpu";
+    int device = 0;
+    std::uint64_t seed = 0;
+    bool quiet = false;
+    bool json = false;
+    std::string output;  // write the JSON / summary here instead of stdout
+
+    void add_to(CLI::App& app);
+};
+
+// Feature preprocessing fitted on training data: log10 first, then standardisation.
+struct PreprocessOptions {
+    bool standardize = false;
+    bool log10 = false;
+
+    void add_to(CLI::App& app);
+};
+
+// Kernel and solver options of train and cv.
+struct SvmCliOptions {
+    std::string kernel = "rbf";
+    double gamma = 0.0;  // only used when --gamma was given; else 1 / n_features
+    int degree = 3;
+    double coef0 = 0.0;
+    std::vector<double> theta;  // weighted-rbf: one weight per feature (default all ones)
+    double C = 1.0;
+    double ridge = 0.0;
+    double tolerance = 1e-3;
+    std::int64_t max_iterations = 0;
+    double cache_mb = 200.0;
+
+    void add_to(CLI::App& app);
+    bool C_given() const { return C_option_ != nullptr && C_option_->count() > 0; }
+    // Checks what can be checked before the data is read (InvalidArgument naming the option).
+    void check() const;
+    // The library options for data with n_features columns.
+    SvmOptions build(Index n_features) const;
+
+private:
+    CLI::Option* gamma_option_ = nullptr;
+    CLI::Option* C_option_ = nullptr;
+};
+
+// Feature-selection options of select and cv.
+struct SelectionCliOptions {
+    std::string method = "l2-arom";
+    IndexVector feature_counts;
+    double C = std::numeric_limits<double>::infinity();
+    double ridge = 0.0;
+    std::string multiclass = "ovr";
+    double rfe_fraction = 0.0;
+    std::int64_t max_iterations = 1000;
+    double final_C = std::numeric_limits<double>::infinity();
+    double final_ridge = -1.0;
+    double tolerance = 1e-3;
+
+    // `methods` lists the accepted --method values; features_required makes --features mandatory;
+    // without solver_flags, -C/--ridge/--tolerance/--max-iterations are left to SvmCliOptions.
+    void add_to(CLI::App& app, const std::vector<std::string>& methods, bool features_required,
+                bool solver_flags = true);
+    // The library options (feature counts sorted largest first).
+    SelectionOptions build() const;
+    bool final_C_given() const { return final_C_option_ != nullptr && final_C_option_->count() > 0; }
+
+private:
+    CLI::Option* final_C_option_ = nullptr;
+    CLI::Option* tolerance_option_ = nullptr;
+};
+
+class Command {
+public:
+    virtual ~Command() = default;
+    virtual void run() = 0;
+    CLI::App* app = nullptr;
+
+protected:
+    CommonOptions common;
+};
+
+std::unique_ptr<Command> make_train_command(CLI::App& parent);
+std::unique_ptr<Command> make_predict_command(CLI::App& parent);
+std::unique_ptr<Command> make_cv_command(CLI::App& parent);
+std::unique_ptr<Command> make_select_command(CLI::App& parent);
+
+// ---- helpers ----------------------------------------------------------------------------
+
+std::unique_ptr<Backend> open_backend(const CommonOptions& common);
+// read_dataset with min_classes; reports what was read unless --quiet.
+Dataset load_data(const std::string& path, int min_classes, const CommonOptions& common);
+// Throws DataError unless the labels are +-1 with both present (two-class commands).
+void require_two_classes(const Dataset& data, const std::string& path, const std::string& command);
+// log10 with a non-positive entry reported as DataError.
+Matrix checked_log10(const Matrix& X, const std::string& path);
+
+// "zeronorm: <message>" on stderr unless --quiet.
+void progress(const CommonOptions& common, const std::string& message);
+// "zeronorm: warning: <message>" on stderr (even with --quiet).
+void warning(const std::string& message);
+// The command's result: to --output when given, else stdout.
+void emit(const CommonOptions& common, const std::string& text);
+
+// Compact number formatting for summaries ("%.6g").
+std::string fmt(double v);
+// Label of column j: its name, or "x<j+1>" when the data has no names.
+std::string column_label(const std::vector<std::string>& names, Index j);
+
+}  // namespace zeronorm::cli

@@ -1,0 +1,139 @@
+// zeronorm predict DATA --model FILE: applies a saved model (and its preprocessing) to data and
+// reports the error rate against the data's labels.
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "cli.hpp"
+#include "zeronorm/model_io.hpp"
+
+namespace zeronorm::cli {
+namespace {
+
+// Label text as the readers write it into Dataset::label_mapping.
+std::string label_text(double v) {
+    return std::to_string(static_cast<long long>(v));
+}
+
+// The labels of `data` in the model's +-1 coding, or nothing when they cannot be expressed in
+// it (labels the model never saw). The reader remaps a two-valued file by itself and leaves a
+// one-valued file as written, so the original text of each label is recovered first.
+std::optional<Vector> labels_in_model_coding(const Dataset& data, const ModelFile& file) {
+    std::map<double, std::string> original;  // value in data.y -> label as written in the file
+    for (const auto& [text, value] : data.label_mapping) original[value] = text;
+    Vector y(data.n_samples());
+    for (Index i = 0; i < y.size(); ++i) {
+        const double v = data.y[i];
+        const auto it = original.find(v);
+        const std::string text = it != original.end() ? it->second : label_text(v);
+        if (file.label_mapping.empty()) {
+            if (text != "1" && text != "-1") return std::nullopt;
+            y[i] = text == "1" ? 1.0 : -1.0;
+        } else {
+            const auto m = file.label_mapping.find(text);
+            if (m == file.label_mapping.end()) return std::nullopt;
+            y[i] = m->second;
+        }
+    }
+    return y;
+}
+
+// A label as a JSON number when it is one, else as a string.
+nlohmann::ordered_json label_json(const std::string& text) {
+    long long v = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc() && ptr == text.data() + text.size()) return v;
+    return text;
+}
+
+class PredictCommand : public Command {
+public:
+    explicit PredictCommand(CLI::App& parent) {
+        app = parent.add_subcommand("predict", "Predict with a saved model; report the error rate");
+        app->add_option("data", data_path, "Data to predict (.csv, else LIBSVM format)")
+            ->required();
+        app->add_option("-m,--model", model_path, "Model written by 'zeronorm train'")->required();
+        common.add_to(*app);
+    }
+
+    void run() override {
+        auto backend = open_backend(common);
+        const ModelFile file = load_model_file(model_path);
+        Dataset data = load_data(data_path, 1, common);
+        if (data.n_features() != file.model.n_features())
+            throw DimensionMismatch(data_path + " has " + std::to_string(data.n_features()) +
+                                    " features but the model was trained on " +
+                                    std::to_string(file.model.n_features()));
+        if (!file.feature_names.empty() && !data.feature_names.empty() &&
+            file.feature_names != data.feature_names)
+            warning("the column names of " + data_path +
+                    " differ from those the model was trained on");
+        Matrix input;
+        try {
+            input = file.preprocess(data.X);
+        } catch (const InvalidArgument& e) {  // log10 of a non-positive value
+            throw DataError(data_path + ": " + e.what());
+        }
+        const Vector predicted = file.model.predict(*backend, input);
+
+        // Predictions in the labels of the training file.
+        std::map<double, std::string> to_original;
+        for (const auto& [text, value] : file.label_mapping) to_original[value] = text;
+        std::vector<std::string> labels;
+        labels.reserve(static_cast<std::size_t>(predicted.size()));
+        for (Index i = 0; i < predicted.size(); ++i) {
+            const auto it = to_original.find(predicted[i]);
+            labels.push_back(it != to_original.end() ? it->second : label_text(predicted[i]));
+        }
+
+        const std::optional<Vector> y = labels_in_model_coding(data, file);
+        std::optional<double> error;
+        Index n_errors = 0;
+        if (y) {
+            error = error_rate(predicted, *y);
+            for (Index i = 0; i < y->size(); ++i) n_errors += predicted[i] != (*y)[i];
+        } else {
+            warning("the labels of " + data_path +
+                    " are not labels the model was trained on; no error rate");
+        }
+
+        if (common.json) {
+            nlohmann::ordered_json j;
+            nlohmann::ordered_json p = nlohmann::ordered_json::array();
+            for (const auto& l : labels) p.push_back(label_json(l));
+            j["predictions"] = std::move(p);
+            j["error_rate"] = error ? nlohmann::ordered_json(*error) : nlohmann::ordered_json();
+            j["n_errors"] = error ? nlohmann::ordered_json(n_errors) : nlohmann::ordered_json();
+            j["n_samples"] = data.n_samples();
+            emit(common, j.dump() + "\n");
+            return;
+        }
+        std::string out;
+        for (const auto& l : labels) out += l + '\n';
+        emit(common, out);
+        if (error) {
+            const std::string summary = "error rate " + fmt(*error) + " (" +
+                                        std::to_string(n_errors) + " of " +
+                                        std::to_string(data.n_samples()) + ")";
+            if (common.output.empty())
+                progress(common, summary);
+            else
+                std::cout << summary << std::endl;
+        }
+    }
+
+private:
+    std::string data_path;
+    std::string model_path;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_predict_command(CLI::App& parent) {
+    return std::make_unique<PredictCommand>(parent);
+}
+
+}  // namespace zeronorm::cli

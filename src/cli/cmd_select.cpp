@@ -1,0 +1,106 @@
+// zeronorm select DATA --method M --features R[,R2,...]: linear feature selection (AROM, RFE,
+// CORR) for one or more feature counts in one run.
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli.hpp"
+#include "zeronorm/selection.hpp"
+
+namespace zeronorm::cli {
+namespace {
+
+class SelectCommand : public Command {
+public:
+    explicit SelectCommand(CLI::App& parent) {
+        app = parent.add_subcommand("select", "Select features (l2-AROM, l1-AROM, RFE, CORR)");
+        app->add_option("data", data_path, "Data (.csv, else LIBSVM format)")->required();
+        selection.add_to(*app, {"l2-arom", "l1-arom", "rfe", "corr"}, true);
+        preprocess.add_to(*app);
+        common.add_to(*app);
+    }
+
+    void run() override {
+        SelectionOptions options = selection.build();
+
+        auto backend = open_backend(common);
+        Dataset data = load_data(data_path, 2, common);
+        if (preprocess.log10) data.X = checked_log10(data.X, data_path);
+        if (preprocess.standardize) data.X = Standardizer::fit(data.X).transform(data.X);
+        options.validate(data.n_features());
+
+        progress(common,
+                 "selecting with " + to_string(options.method) + " on " + backend->description());
+        const SelectionResult result = select_features(*backend, data, options);
+        if (result.status != Status::Success)
+            warning(std::string("selection stopped with status ") + to_string(result.status));
+        report(data, result);
+    }
+
+private:
+    void report(const Dataset& data, const SelectionResult& result) const {
+        const auto to_list = [](const IndexVector& v) {
+            return std::vector<long long>(v.begin(), v.end());
+        };
+        const auto weights = [](const Vector& w) {
+            return std::vector<double>(w.data(), w.data() + w.size());
+        };
+        if (common.json) {
+            nlohmann::ordered_json j;
+            j["method"] = selection.method;
+            j["n_samples"] = data.n_samples();
+            j["n_features"] = data.n_features();
+            const FeatureSubset* first = result.subsets.empty() ? nullptr : &result.subsets.front();
+            j["selected"] = first ? to_list(first->selected) : std::vector<long long>{};
+            j["weights"] = first ? weights(first->weights) : std::vector<double>{};
+            if (first && !data.feature_names.empty()) {
+                std::vector<std::string> names;
+                for (const Index c : first->selected)
+                    names.push_back(column_label(data.feature_names, c));
+                j["selected_names"] = names;
+            }
+            nlohmann::ordered_json subsets = nlohmann::ordered_json::array();
+            for (const auto& s : result.subsets) {
+                nlohmann::ordered_json o;
+                o["features"] = s.n_features;
+                o["selected"] = to_list(s.selected);
+                o["weights"] = weights(s.weights);
+                subsets.push_back(std::move(o));
+            }
+            j["subsets"] = std::move(subsets);
+            j["iterations"] = result.iterations;
+            j["converged"] = result.status == Status::Success;
+            j["status"] = to_string(result.status);
+            j["seconds"] = result.seconds;
+            emit(common, j.dump() + "\n");
+            return;
+        }
+        std::ostringstream s;
+        s << selection.method << " feature selection on " << data_path << " (" << data.n_samples()
+          << " samples x " << data.n_features() << " features)\n"
+          << "  iterations       " << result.iterations << " (" << to_string(result.status) << ")\n"
+          << "  time             " << fmt(result.seconds) << " s\n";
+        for (const auto& subset : result.subsets) {
+            s << "  " << subset.n_features << " features (best first, 0-based column: name "
+              << "weight):\n";
+            for (std::size_t k = 0; k < subset.selected.size(); ++k) {
+                const Index c = subset.selected[k];
+                s << "    " << c << ": " << column_label(data.feature_names, c);
+                if (Index(k) < subset.weights.size()) s << "  " << fmt(subset.weights[Index(k)]);
+                s << "\n";
+            }
+        }
+        emit(common, s.str());
+    }
+
+    std::string data_path;
+    SelectionCliOptions selection;
+    PreprocessOptions preprocess;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_select_command(CLI::App& parent) {
+    return std::make_unique<SelectCommand>(parent);
+}
+
+}  // namespace zeronorm::cli

@@ -1,0 +1,96 @@
+// zeronorm: train / predict / cv / select on CSV and LIBSVM-format files.
+//
+// Exit codes: 0 success; 1 usage (bad flags or option values, unreadable paths); 2 data
+// (malformed files, sizes that do not fit, unsuitable labels); 3 numerical failure; 4 device
+// (CUDA error, backend not compiled). Every error message on stderr starts "zeronorm: error: ".
+#include <exception>
+#include <iostream>
+#include <new>
+
+#include "cli.hpp"
+
+#ifndef ZERONORM_CLI_VERSION
+#define ZERONORM_CLI_VERSION "unknown"
+#endif
+
+namespace {
+
+enum ExitCode { ok = 0, usage = 1, data = 2, numerical = 3, device = 4 };
+
+int fail(int code, const std::string& message) {
+    std::cerr << "zeronorm: error: " << message << std::endl;
+    return code;
+}
+
+// Runs the parsed command and turns each kind of failure into its exit code.
+int execute(zeronorm::cli::Command& command) {
+    using namespace zeronorm;
+    try {
+        command.run();
+        return ok;
+    } catch (const InvalidArgument& e) {
+        return fail(usage, e.what());
+    } catch (const DataFormatError& e) {
+        return fail(data, e.what());
+    } catch (const DimensionMismatch& e) {
+        return fail(data, e.what());
+    } catch (const cli::DataError& e) {
+        return fail(data, e.what());
+    } catch (const NumericalError& e) {
+        return fail(numerical, e.what());
+    } catch (const NotCompiled& e) {
+        return fail(device, e.what());
+    } catch (const CudaError& e) {
+        return fail(device, e.what());
+    } catch (const Error& e) {  // I/O failures
+        return fail(data, e.what());
+    } catch (const std::bad_alloc&) {
+        return fail(numerical, "out of memory");
+    } catch (const std::exception& e) {
+        return fail(data, e.what());
+    }
+}
+
+int run(int argc, char** argv) {
+    CLI::App app{
+        "Sparse SVMs by approximate zero-norm minimisation: feature selection (AROM, "
+        "RFE, CORR), SVM training, prediction and cross-validation.",
+        "zeronorm"};
+    app.set_version_flag("--version", [] {
+        return std::string("zeronorm ") + ZERONORM_CLI_VERSION +
+               "\ncuda: " + (zeronorm::cuda_compiled() ? "yes" : "no");
+    });
+    app.require_subcommand(1);
+    app.footer(
+        "Run 'zeronorm <command> --help' for the options of a command.\n"
+        "Exit codes: 0 ok, 1 usage, 2 data, 3 numerical, 4 device.");
+
+    std::vector<std::unique_ptr<zeronorm::cli::Command>> commands;
+    commands.push_back(zeronorm::cli::make_train_command(app));
+    commands.push_back(zeronorm::cli::make_predict_command(app));
+    commands.push_back(zeronorm::cli::make_cv_command(app));
+    commands.push_back(zeronorm::cli::make_select_command(app));
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+        return fail(usage, std::string(e.what()) +
+                               "\nRun 'zeronorm --help' or 'zeronorm <command> --help' for usage.");
+    }
+    for (auto& command : commands)
+        if (command->app->parsed()) return execute(*command);
+    return fail(usage, "no command given");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        return fail(data, e.what());
+    } catch (...) {
+        return fail(data, "unexpected failure");
+    }
+}

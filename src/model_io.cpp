@@ -1,0 +1,642 @@
+// Model files: writer and strict reader of the "zeronorm-model 1" text format (grammar below).
+//
+//   file      := magic header support* section* "end" blank*
+//   magic     := "zeronorm-model" SP version                       (version = 1)
+//   header    := "kernel" SP name / "gamma" SP num / "degree" SP int / "coef0" SP num /
+//                "n_features" SP d / "theta" SP count (SP num){count} / "bias" SP num /
+//                "n_support" SP n                                  (one line each, this order)
+//   support   := coef (SP num){d}                                  (exactly n lines)
+//   section   := "log10" SP (0|1)
+//              | "standardize" SP d NL "mean" (SP num){d} NL "scale" (SP num){d}
+//              | "feature_names" SP d (NL quoted){d}
+//              | "labels" SP k (NL quoted SP (-1|1)){k}
+//   quoted    := '"' (char | '\\' | '\"' | '\x' hex hex)* '"'
+//
+// SP is one or more spaces or tabs; lines end in LF or CRLF. Nothing is allocated from a count
+// read from the file before the values it announces have been read, so a corrupt count cannot
+// make the reader allocate more than the file's size.
+#include "zeronorm/model_io.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <istream>
+#include <ostream>
+#include <set>
+#include <system_error>
+#include <utility>
+
+#include "zeronorm/error.hpp"
+
+namespace zeronorm {
+namespace {
+
+constexpr const char* magic = "zeronorm-model";
+// Largest n_features / n_support / section count accepted: keeps n_support * (d + 1) far from
+// overflowing Index, and no real model comes near it.
+constexpr long long max_count = 2'147'483'647LL;
+
+bool uses_gamma(KernelType t) {
+    return t == KernelType::Polynomial || t == KernelType::Rbf || t == KernelType::WeightedRbf ||
+           t == KernelType::Chi2;
+}
+
+bool uses_degree(KernelType t) {
+    return t == KernelType::Polynomial || t == KernelType::SumOfPowers;
+}
+
+// ---- writing --------------------------------------------------------------------------------
+
+// Shortest decimal form that parses back to exactly v (std::to_chars without a precision is
+// round-trip exact and locale-independent; it never needs more than %.17g's digits).
+void append_number(std::string& s, double v) {
+    char buf[64];
+    const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    if (ec != std::errc()) throw Error("model writer: cannot format a number");
+    s.append(buf, ptr);
+}
+
+void append_numbers(std::string& s, const Vector& v) {
+    for (Index j = 0; j < v.size(); ++j) {
+        s += ' ';
+        append_number(s, v[j]);
+    }
+}
+
+void append_quoted(std::string& s, const std::string& text) {
+    s += '"';
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (ch == '"' || ch == '\\') {
+            s += '\\';
+            s += ch;
+        } else if (c < 0x20 || c == 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+            s += buf;
+        } else {
+            s += ch;
+        }
+    }
+    s += '"';
+}
+
+std::string format_model(const ModelFile& file) {
+    file.validate();
+    const SvmModel& m = file.model;
+    const KernelSpec& k = m.kernel;
+    std::string s;
+    s.reserve(static_cast<std::size_t>(m.n_support()) *
+                  static_cast<std::size_t>(m.n_features() + 1) * 24 +
+              256);
+    s += magic;
+    s += ' ' + std::to_string(model_format_version) + '\n';
+    s += "kernel " + to_string(k.type) + '\n';
+    s += "gamma ";
+    append_number(s, k.gamma);
+    s += "\ndegree " + std::to_string(k.degree) + "\ncoef0 ";
+    append_number(s, k.coef0);
+    s += "\nn_features " + std::to_string(m.n_features()) + '\n';
+    s += "theta " + std::to_string(k.theta.size());
+    append_numbers(s, k.theta);
+    s += "\nbias ";
+    append_number(s, m.bias);
+    s += "\nn_support " + std::to_string(m.n_support()) + '\n';
+    for (Index i = 0; i < m.n_support(); ++i) {
+        append_number(s, m.coef[i]);
+        for (Index j = 0; j < m.n_features(); ++j) {
+            s += ' ';
+            append_number(s, m.support_vectors(i, j));
+        }
+        s += '\n';
+    }
+    if (file.log10) s += "log10 1\n";
+    if (file.standardizer) {
+        s += "standardize " + std::to_string(file.standardizer->mean.size()) + "\nmean";
+        append_numbers(s, file.standardizer->mean);
+        s += "\nscale";
+        append_numbers(s, file.standardizer->scale);
+        s += '\n';
+    }
+    if (!file.feature_names.empty()) {
+        s += "feature_names " + std::to_string(file.feature_names.size()) + '\n';
+        for (const auto& name : file.feature_names) {
+            append_quoted(s, name);
+            s += '\n';
+        }
+    }
+    if (!file.label_mapping.empty()) {
+        s += "labels " + std::to_string(file.label_mapping.size()) + '\n';
+        for (const auto& [text, value] : file.label_mapping) {
+            append_quoted(s, text);
+            s += ' ';
+            append_number(s, value);
+            s += '\n';
+        }
+    }
+    s += "end\n";
+    return s;
+}
+
+// ---- reading --------------------------------------------------------------------------------
+
+std::string show(const char* b, const char* e) {
+    constexpr std::ptrdiff_t max_shown = 40;
+    std::string s = "'";
+    const char* stop = (e - b > max_shown) ? b + max_shown : e;
+    for (const char* p = b; p != stop; ++p) {
+        const auto c = static_cast<unsigned char>(*p);
+        if (c < 0x20 || c >= 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+            s += buf;
+        } else {
+            s += static_cast<char>(c);
+        }
+    }
+    if (stop != e) s += "...";
+    return s + "'";
+}
+
+bool is_space(char c) {
+    return c == ' ' || c == '\t';
+}
+
+// Walks the buffer line by line and token by token; every failure names line and column.
+class Parser {
+public:
+    Parser(const std::string& name, const char* b, const char* e)
+        : name_(name), next_(b), end_(e) {}
+
+    // Moves to the next line; false at the end of input.
+    bool next_line() {
+        if (next_ == end_) return false;
+        lb_ = next_;
+        const void* nl = std::memchr(next_, '\n', static_cast<std::size_t>(end_ - next_));
+        le_ = nl ? static_cast<const char*>(nl) : end_;
+        next_ = nl ? le_ + 1 : end_;
+        if (le_ != lb_ && le_[-1] == '\r') --le_;
+        cur_ = lb_;
+        ++line_;
+        return true;
+    }
+
+    // Moves to the next line, which must exist.
+    void expect_line(const std::string& what) {
+        if (!next_line())
+            throw DataFormatError(name_, line_ + 1, 1, "unexpected end of file: expected " + what);
+    }
+
+    [[noreturn]] void fail(const char* at, const std::string& what) const {
+        throw DataFormatError(name_, line_, static_cast<std::size_t>(at - lb_) + 1, what);
+    }
+
+    // Next whitespace-delimited token on the line; empty (b == e) at the end of the line.
+    std::pair<const char*, const char*> token() {
+        while (cur_ != le_ && is_space(*cur_)) ++cur_;
+        const char* b = cur_;
+        while (cur_ != le_ && !is_space(*cur_)) ++cur_;
+        return {b, cur_};
+    }
+
+    std::pair<const char*, const char*> expect_token(const std::string& what) {
+        auto t = token();
+        if (t.first == t.second) fail(t.first, "expected " + what + ", found the end of the line");
+        return t;
+    }
+
+    void expect_end_of_line(const std::string& after) {
+        auto [b, e] = token();
+        if (b != e) fail(b, "unexpected text " + show(b, e) + " after " + after);
+    }
+
+    // Next line must start with `key`; the cursor is left after it.
+    void key(const std::string& key) {
+        expect_line("the line '" + key + " ...'");
+        auto [b, e] = token();
+        if (std::string(b, e) != key)
+            fail(b, "expected '" + key + "', found " + (b == e ? "an empty line" : show(b, e)));
+    }
+
+    double number(const std::string& what) {
+        auto [b, e] = expect_token(what);
+        double v = 0;
+        const auto [ptr, ec] = std::from_chars(b, e, v, std::chars_format::general);
+        if (ec == std::errc::result_out_of_range)
+            fail(b, "value " + show(b, e) + " for " + what + " is out of the range of a double");
+        if (ec != std::errc() || ptr != e)
+            fail(b, "expected a number for " + what + ", got " + show(b, e));
+        if (!std::isfinite(v))
+            fail(b, "non-finite value " + show(b, e) + " for " + what +
+                        " (NaN and Inf are not allowed)");
+        return v;
+    }
+
+    long long integer(const std::string& what, long long lo, long long hi) {
+        auto [b, e] = expect_token(what);
+        long long v = 0;
+        const auto [ptr, ec] = std::from_chars(b, e, v);
+        if (ec != std::errc() || ptr != e)
+            fail(b, "expected an integer for " + what + ", got " + show(b, e));
+        if (v < lo || v > hi)
+            fail(b, what + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                        ", got " + std::to_string(v));
+        return v;
+    }
+
+    enum class Sign { any, non_negative, positive };
+
+    // Exactly `count` numbers from the rest of the line, then the end of the line.
+    Vector numbers(long long count, const std::string& what, Sign sign = Sign::any) {
+        std::vector<double> values;
+        while (true) {
+            auto [b, e] = token();
+            if (b == e) break;
+            if (static_cast<long long>(values.size()) == count)
+                fail(b, what + ": more than the " + std::to_string(count) + " values announced");
+            cur_ = b;
+            const std::string item = what + " value " + std::to_string(values.size() + 1);
+            const double v = number(item);
+            if (sign == Sign::non_negative && !(v >= 0))
+                fail(b, item + " must be non-negative, got " + show(b, cur_));
+            if (sign == Sign::positive && !(v > 0))
+                fail(b, item + " must be positive, got " + show(b, cur_));
+            values.push_back(v);
+        }
+        if (static_cast<long long>(values.size()) != count)
+            fail(cur_, what + ": expected " + std::to_string(count) + " values, found " +
+                           std::to_string(values.size()));
+        return Eigen::Map<const Vector>(values.data(), static_cast<Index>(values.size()));
+    }
+
+    // A double-quoted string with \\, \" and \xHH escapes.
+    std::string quoted(const std::string& what) {
+        while (cur_ != le_ && is_space(*cur_)) ++cur_;
+        if (cur_ == le_ || *cur_ != '"') fail(cur_, "expected a quoted string for " + what);
+        std::string s;
+        for (++cur_;; ++cur_) {
+            if (cur_ == le_) fail(cur_, "unterminated quoted string for " + what);
+            const char c = *cur_;
+            if (c == '"') {
+                ++cur_;
+                return s;
+            }
+            if (c != '\\') {
+                s += c;
+                continue;
+            }
+            const char* esc = cur_++;
+            if (cur_ == le_) fail(esc, "unterminated escape in " + what);
+            if (*cur_ == '\\' || *cur_ == '"') {
+                s += *cur_;
+            } else if (*cur_ == 'x' && le_ - cur_ >= 3 &&
+                       std::isxdigit(static_cast<unsigned char>(cur_[1])) &&
+                       std::isxdigit(static_cast<unsigned char>(cur_[2]))) {
+                unsigned v = 0;
+                std::from_chars(cur_ + 1, cur_ + 3, v, 16);
+                s += static_cast<char>(v);
+                cur_ += 2;
+            } else {
+                fail(esc, "invalid escape in " + what + " (expected \\\\, \\\" or \\xHH)");
+            }
+        }
+    }
+
+    // Start of the next token (spaces skipped), for positions of errors found after parsing it.
+    const char* here() {
+        while (cur_ != le_ && is_space(*cur_)) ++cur_;
+        return cur_;
+    }
+    const char* line_begin() const { return lb_; }
+    std::size_t line() const { return line_; }
+    // The rest of the input after the current line.
+    std::pair<const char*, const char*> remaining() const { return {next_, end_}; }
+
+private:
+    const std::string& name_;
+    const char* next_;
+    const char* end_;
+    const char* lb_ = nullptr;
+    const char* le_ = nullptr;
+    const char* cur_ = nullptr;
+    std::size_t line_ = 0;
+};
+
+ModelFile parse_buffer(const std::string& name, const char* data, std::size_t size) {
+    Parser in(name, data, data + size);
+    if (!in.next_line())
+        throw DataFormatError(name, 1, 1,
+                              std::string("empty file: expected '") + magic + " " +
+                                  std::to_string(model_format_version) + "'");
+    {
+        auto [b, e] = in.token();
+        if (std::string(b, e) != magic)
+            in.fail(b, std::string("not a zeronorm model file: expected '") + magic + " " +
+                           std::to_string(model_format_version) + "' on the first line, found " +
+                           show(in.line_begin(), e));
+        auto [vb, ve] = in.expect_token("the format version");
+        long long version = 0;
+        const auto [ptr, ec] = std::from_chars(vb, ve, version);
+        if (ec != std::errc() || ptr != ve) in.fail(vb, "bad format version " + show(vb, ve));
+        if (version != model_format_version)
+            in.fail(vb, "unsupported model format version " + std::to_string(version) +
+                            " (this build reads version " + std::to_string(model_format_version) +
+                            ")");
+        in.expect_end_of_line("the format version");
+    }
+
+    ModelFile file;
+    SvmModel& m = file.model;
+    KernelSpec& k = m.kernel;
+
+    in.key("kernel");
+    const std::size_t kernel_line = in.line();
+    {
+        auto [b, e] = in.expect_token("a kernel name");
+        try {
+            k.type = parse_kernel_type(std::string(b, e));
+        } catch (const InvalidArgument&) {
+            in.fail(b, "unknown kernel " + show(b, e) +
+                           " (expected linear, poly, sum-of-powers, rbf, weighted-rbf or chi2)");
+        }
+        in.expect_end_of_line("the kernel name");
+    }
+
+    in.key("gamma");
+    {
+        const char* at = in.here();
+        k.gamma = in.number("gamma");
+        if (uses_gamma(k.type) && !(k.gamma > 0))
+            in.fail(at, "gamma must be positive for the " + to_string(k.type) + " kernel");
+        in.expect_end_of_line("gamma");
+    }
+
+    in.key("degree");
+    {
+        const bool bounded = uses_degree(k.type);
+        k.degree = static_cast<int>(
+            in.integer("degree", bounded ? 1 : -2147483647 - 1, bounded ? 64 : 2147483647));
+        in.expect_end_of_line("degree");
+    }
+
+    in.key("coef0");
+    k.coef0 = in.number("coef0");
+    in.expect_end_of_line("coef0");
+
+    in.key("n_features");
+    const auto d = static_cast<Index>(in.integer("n_features", 1, max_count));
+    in.expect_end_of_line("n_features");
+
+    in.key("theta");
+    {
+        const char* at = in.here();
+        const long long count = in.integer("the theta count", 0, max_count);
+        if (k.type == KernelType::WeightedRbf && count != d)
+            in.fail(at, "the weighted-rbf kernel needs one theta per feature (" +
+                            std::to_string(d) + "), got " + std::to_string(count));
+        k.theta = in.numbers(
+            count, "theta",
+            k.type == KernelType::WeightedRbf ? Parser::Sign::non_negative : Parser::Sign::any);
+    }
+
+    in.key("bias");
+    m.bias = in.number("bias");
+    in.expect_end_of_line("bias");
+
+    in.key("n_support");
+    const auto n_sv = static_cast<Index>(in.integer("n_support", 0, max_count));
+    in.expect_end_of_line("n_support");
+
+    // Support vectors row by row into a growing buffer, transposed into the model at the end.
+    std::vector<double> rows;
+    {
+        const auto [rest_b, rest_e] = in.remaining();
+        // Each value takes at least two bytes ("0 "), which bounds a truthful reservation.
+        const auto bound = static_cast<std::size_t>(rest_e - rest_b) / 2;
+        const auto wanted = static_cast<std::size_t>(n_sv) * static_cast<std::size_t>(d + 1);
+        rows.reserve(std::min(bound, wanted));
+    }
+    for (Index i = 0; i < n_sv; ++i) {
+        const std::string what = "support vector " + std::to_string(i + 1) + " of " +
+                                 std::to_string(n_sv) + " (coef and " + std::to_string(d) +
+                                 " features)";
+        in.expect_line(what);
+        const Vector v = in.numbers(d + 1, what);
+        rows.insert(rows.end(), v.data(), v.data() + v.size());
+    }
+    m.coef.resize(n_sv);
+    m.support_vectors.resize(n_sv, d);
+    for (Index i = 0; i < n_sv; ++i) {
+        const double* r =
+            rows.data() + static_cast<std::size_t>(i) * static_cast<std::size_t>(d + 1);
+        m.coef[i] = r[0];
+        for (Index j = 0; j < d; ++j) m.support_vectors(i, j) = r[j + 1];
+    }
+
+    // Optional sections, then "end".
+    std::set<std::string> seen;
+    while (true) {
+        in.expect_line("a section ('log10', 'standardize', 'feature_names', 'labels') or 'end'");
+        auto [b, e] = in.token();
+        const std::string section(b, e);
+        if (section == "end") {
+            in.expect_end_of_line("'end'");
+            break;
+        }
+        if (section != "log10" && section != "standardize" && section != "feature_names" &&
+            section != "labels")
+            in.fail(b,
+                    "expected a section ('log10', 'standardize', 'feature_names', 'labels') "
+                    "or 'end', found " +
+                        (b == e ? std::string("an empty line") : show(b, e)));
+        if (!seen.insert(section).second)
+            in.fail(b, "section '" + section + "' appears more than once");
+
+        if (section == "log10") {
+            file.log10 = in.integer("the log10 flag", 0, 1) == 1;
+            in.expect_end_of_line("the log10 flag");
+        } else if (section == "standardize") {
+            const char* at = in.here();
+            const long long count = in.integer("the standardize count", 0, max_count);
+            if (count != d)
+                in.fail(at, "standardize has " + std::to_string(count) +
+                                " entries but the model has " + std::to_string(d) + " features");
+            in.expect_end_of_line("the standardize count");
+            Standardizer s;
+            in.key("mean");
+            s.mean = in.numbers(count, "mean");
+            in.key("scale");
+            s.scale = in.numbers(count, "scale", Parser::Sign::positive);
+            file.standardizer = std::move(s);
+        } else if (section == "feature_names") {
+            const char* at = in.here();
+            const long long count = in.integer("the feature_names count", 0, max_count);
+            if (count != d)
+                in.fail(at, "feature_names has " + std::to_string(count) +
+                                " entries but the model has " + std::to_string(d) + " features");
+            in.expect_end_of_line("the feature_names count");
+            for (long long j = 0; j < count; ++j) {
+                const std::string what = "feature name " + std::to_string(j + 1);
+                in.expect_line(what);
+                file.feature_names.push_back(in.quoted(what));
+                in.expect_end_of_line(what);
+            }
+        } else {  // labels
+            const long long count = in.integer("the labels count", 1, 2);
+            in.expect_end_of_line("the labels count");
+            std::set<double> values;
+            for (long long j = 0; j < count; ++j) {
+                const std::string what = "label " + std::to_string(j + 1);
+                in.expect_line(what);
+                std::string text = in.quoted(what);
+                const char* at = in.here();
+                const double value = in.number(what);
+                if (value != 1.0 && value != -1.0) in.fail(at, what + " must map to -1 or 1");
+                if (!values.insert(value).second)
+                    in.fail(at, "two labels map to " + std::to_string(static_cast<int>(value)));
+                if (!file.label_mapping.emplace(std::move(text), value).second)
+                    in.fail(in.line_begin(), what + " appears twice");
+                in.expect_end_of_line(what);
+            }
+        }
+    }
+    while (in.next_line()) {
+        auto [b, e] = in.token();
+        if (b != e) in.fail(b, "unexpected text " + show(b, e) + " after 'end'");
+    }
+
+    try {
+        file.validate();
+    } catch (const Error& err) {  // every part was checked above; this is a backstop
+        throw DataFormatError(name, kernel_line, 1, err.what());
+    }
+    return file;
+}
+
+std::string read_all(std::istream& in, const std::string& name) {
+    std::string buf;
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0)
+        buf.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (in.bad()) throw Error("cannot read '" + name + "': read error");
+    return buf;
+}
+
+std::string read_file(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw InvalidArgument("cannot read model '" + path + "': it is a directory");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        const int err = errno;
+        throw InvalidArgument("cannot open model '" + path +
+                              "' for reading: " + std::generic_category().message(err));
+    }
+    return read_all(in, path);
+}
+
+}  // namespace
+
+Matrix ModelFile::preprocess(const Matrix& X) const {
+    ZN_EXPECTS_DIM(X.cols() == model.n_features(), "the model has " << model.n_features()
+                                                                    << " features but the data has "
+                                                                    << X.cols());
+    Matrix out = log10 ? log10_transform(X) : X;
+    if (standardizer) out = standardizer->transform(out);
+    return out;
+}
+
+void ModelFile::validate() const {
+    const SvmModel& m = model;
+    const Index d = m.n_features();
+    ZN_EXPECTS(d >= 1, "model: the support-vector matrix has no columns (is the model trained?)");
+    ZN_EXPECTS_DIM(
+        m.coef.size() == m.n_support(),
+        "model: " << m.coef.size() << " coefficients for " << m.n_support() << " support vectors");
+    m.kernel.validate(d);
+    ZN_EXPECTS(std::isfinite(m.kernel.gamma), "model: kernel.gamma must be finite");
+    ZN_EXPECTS(m.kernel.theta.allFinite(), "model: kernel.theta must be finite");
+    ZN_EXPECTS(std::isfinite(m.bias), "model: bias must be finite, got " << m.bias);
+    ZN_EXPECTS(m.coef.allFinite(), "model: coefficients must be finite");
+    ZN_EXPECTS(m.support_vectors.allFinite(), "model: support vectors must be finite");
+    if (standardizer) {
+        ZN_EXPECTS_DIM(standardizer->mean.size() == d && standardizer->scale.size() == d,
+                       "model: the standardizer has " << standardizer->mean.size() << " means and "
+                                                      << standardizer->scale.size()
+                                                      << " scales for " << d << " features");
+        ZN_EXPECTS(standardizer->mean.allFinite(), "model: standardizer means must be finite");
+        ZN_EXPECTS(standardizer->scale.allFinite() && (standardizer->scale.array() > 0).all(),
+                   "model: standardizer scales must be finite and positive");
+    }
+    ZN_EXPECTS_DIM(feature_names.empty() || Index(feature_names.size()) == d,
+                   "model: " << feature_names.size() << " feature names for " << d << " features");
+    ZN_EXPECTS(label_mapping.size() <= 2,
+               "model: a two-class model maps at most 2 labels, got " << label_mapping.size());
+    std::set<double> values;
+    for (const auto& [text, value] : label_mapping) {
+        ZN_EXPECTS(value == 1.0 || value == -1.0,
+                   "model: label '" << text << "' maps to " << value << ", not -1 or 1");
+        ZN_EXPECTS(values.insert(value).second, "model: two labels map to " << value);
+    }
+}
+
+void write_model(std::ostream& out, const ModelFile& file) {
+    const std::string text = format_model(file);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out) throw Error("cannot write model: stream error");
+}
+
+ModelFile parse_model(std::istream& in, const std::string& name) {
+    const std::string buf = read_all(in, name);
+    return parse_buffer(name, buf.data(), buf.size());
+}
+
+void save_model(const ModelFile& file, const std::string& path) {
+    ZN_EXPECTS(!path.empty(), "save_model: empty path");
+    const std::string text = format_model(file);
+    // Write a private temporary next to the target, flush it to disk, then rename: a reader
+    // sees the old file or the complete new one, never a partial one.
+    const std::string tmp = path + ".tmp." + std::to_string(static_cast<long long>(::getpid()));
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) {
+        const int err = errno;
+        throw InvalidArgument("cannot write model '" + path + "': cannot create '" + tmp +
+                              "': " + std::generic_category().message(err));
+    }
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    ok = std::fflush(f) == 0 && ok;
+    ok = ::fsync(::fileno(f)) == 0 && ok;
+    int err = ok ? 0 : errno;
+    ok = std::fclose(f) == 0 && ok;
+    if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false;
+    if (!ok) {
+        if (err == 0) err = errno;
+        std::remove(tmp.c_str());
+        throw Error("cannot write model '" + path + "': " + std::generic_category().message(err));
+    }
+}
+
+void save_model(const SvmModel& model, const std::string& path) {
+    ModelFile file;
+    file.model = model;
+    save_model(file, path);
+}
+
+ModelFile load_model_file(const std::string& path) {
+    const std::string buf = read_file(path);
+    return parse_buffer(path, buf.data(), buf.size());
+}
+
+SvmModel load_model(const std::string& path) {
+    return load_model_file(path).model;
+}
+
+}  // namespace zeronorm

@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# End-to-end tests of the zeronorm command-line tool (registered with CTest from
+# src/cli/CMakeLists.txt). Usage: cli_test.sh ZERONORM_BINARY DATA_DIR TMP_DIR
+set -u
+
+ZN=$1
+DATA=$2
+TMP=$3
+rm -rf "$TMP"
+mkdir -p "$TMP"
+
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+pass() { echo "ok: $*"; }
+
+# run NAME ARGS...: runs zeronorm, keeping stdout, stderr and the exit code.
+run() {
+    local name=$1
+    shift
+    "$ZN" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+    echo $? >"$TMP/$name.rc"
+}
+rc() { cat "$TMP/$1.rc"; }
+
+expect_rc() {  # NAME CODE
+    local got
+    got=$(rc "$1")
+    if [ "$got" = "$2" ]; then pass "$1 exits $2"; else
+        fail "$1 exited $got, expected $2; stderr:"; sed 's/^/    /' "$TMP/$1.err" >&2
+    fi
+}
+
+expect_error_prefix() {  # NAME: the error is reported on a line starting "zeronorm: error: "
+    if grep -q '^zeronorm: error: ' "$TMP/$1.err"; then pass "$1 error prefix"; else
+        fail "$1: stderr does not start with 'zeronorm: error: ':"; sed 's/^/    /' "$TMP/$1.err" >&2
+    fi
+}
+
+expect_grep() {  # NAME FILE(out|err) REGEX
+    if grep -Eq -- "$3" "$TMP/$1.$2"; then pass "$1 $2 matches $3"; else
+        fail "$1: $2 lacks /$3/:"; sed 's/^/    /' "$TMP/$1.$2" >&2
+    fi
+}
+
+# py NAME EXPR: evaluates EXPR (Python, with d = the JSON on NAME's stdout); fails unless truthy.
+py() {
+    local name=$1 expr=$2
+    if python3 - "$TMP/$name.out" "$expr" <<'PYEOF'
+import json, sys
+with open(sys.argv[1]) as f:
+    text = f.read()
+d = json.loads(text)
+ok = eval(sys.argv[2])
+if not ok:
+    print("    JSON was: " + text[:2000], file=sys.stderr)
+sys.exit(0 if ok else 1)
+PYEOF
+    then pass "$name: $expr"; else fail "$name: $expr"; fi
+}
+
+# ---- version and help -------------------------------------------------------------------------
+run version --version
+expect_rc version 0
+expect_grep version out '^zeronorm [0-9]+\.[0-9]+\.[0-9]+'
+expect_grep version out '^cuda: (yes|no)$'
+run help --help
+expect_rc help 0
+expect_grep help out 'train'
+run train_help train --help
+expect_rc train_help 0
+expect_grep train_help out '--kernel'
+
+# ---- train + predict round trip on Ripley ---------------------------------------------------
+MODEL=$TMP/ripley.model
+run train train "$DATA/ripley/ripley_train.csv" --model "$MODEL" --kernel rbf --json
+expect_rc train 0
+py train 'd["n_support"] > 0 and d["n_samples"] == 250 and d["n_features"] == 2'
+py train 'isinstance(d["converged"], bool) and d["converged"] and d["status"] == "success"'
+py train 'all(k in d for k in ["objective", "iterations", "bias", "train_seconds"])'
+py train 'abs(d["gamma"] - 0.5) < 1e-15'
+[ -s "$MODEL" ] && pass "model file written" || fail "model file missing"
+ls "$TMP" | grep -q '\.tmp\.' && fail "temporary model file left behind" || pass "no temporary file"
+head -n 1 "$MODEL" | grep -qx 'zeronorm-model 1' && pass "model magic" || fail "model magic"
+
+run predict predict "$DATA/ripley/ripley_test.csv" --model "$MODEL" --json
+expect_rc predict 0
+py predict 'd["error_rate"] < 0.15 and d["n_samples"] == 1000 and len(d["predictions"]) == 1000'
+py predict 'set(d["predictions"]) <= {-1, 1}'
+
+run predict_file predict "$DATA/ripley/ripley_test.csv" --model "$MODEL" --output "$TMP/pred.txt" --quiet
+expect_rc predict_file 0
+[ "$(wc -l <"$TMP/pred.txt")" = 1000 ] && pass "predictions written to --output" || fail "--output predictions"
+expect_grep predict_file out '^error rate 0\.[0-9]+ \([0-9]+ of 1000\)'
+
+run train_human train "$DATA/ripley/ripley_train.csv" --model "$TMP/ripley2.model" --kernel linear --standardize
+expect_rc train_human 0
+expect_grep train_human out 'support vectors'
+expect_grep train_human err '^zeronorm: read '
+run predict_std predict "$DATA/ripley/ripley_test.csv" --model "$TMP/ripley2.model" --json --quiet
+expect_rc predict_std 0
+py predict_std 'd["error_rate"] < 0.2'
+[ -s "$TMP/predict_std.err" ] && fail "--quiet still wrote to stderr" || pass "--quiet is quiet"
+
+# A prediction file holding one class only.
+{ head -n 1 "$DATA/ripley/ripley_test.csv"; grep -E ',1$' "$DATA/ripley/ripley_test.csv" | head -n 50; } >"$TMP/one_class.csv"
+run predict_one predict "$TMP/one_class.csv" --model "$MODEL" --json
+expect_rc predict_one 0
+py predict_one 'd["n_samples"] == 50 and d["error_rate"] is not None and 0 <= d["error_rate"] <= 1'
+
+# ---- data errors: exit 2 with file:line:column --------------------------------------------
+printf 'a,b,label\n1,2,1\n3,-1\n4,5,-1\n' >"$TMP/ragged.csv"
+run ragged train "$TMP/ragged.csv" --model "$TMP/r.model"
+expect_rc ragged 2
+expect_error_prefix ragged
+expect_grep ragged err 'ragged\.csv:3:[0-9]+: '
+
+printf 'zeronorm-model 1\nkernel rbf\ngamma oops\n' >"$TMP/bad.model"
+run bad_model predict "$DATA/ripley/ripley_test.csv" --model "$TMP/bad.model"
+expect_rc bad_model 2
+expect_error_prefix bad_model
+expect_grep bad_model err 'bad\.model:3:7: '
+
+run wrong_width predict "$DATA/sonar/sonar.csv" --model "$MODEL"
+expect_rc wrong_width 2
+expect_error_prefix wrong_width
+
+printf 'a,label\n1,0\n2,1\n3,2\n' >"$TMP/three.csv"
+run multiclass train "$TMP/three.csv" --model "$TMP/m3.model"
+expect_rc multiclass 2
+expect_error_prefix multiclass
+
+printf 'a,b,label\n1,2,1\n-3,4,-1\n5,6,1\n7,8,-1\n' >"$TMP/negative.csv"
+run log10_negative train "$TMP/negative.csv" --model "$TMP/n.model" --log10
+expect_rc log10_negative 2
+expect_error_prefix log10_negative
+
+# ---- usage errors: exit 1 ----------------------------------------------------------------------
+run no_command
+expect_rc no_command 1
+expect_error_prefix no_command
+run unknown_flag train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --bogus
+expect_rc unknown_flag 1
+expect_error_prefix unknown_flag
+run bad_c_negative train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --C -1
+expect_rc bad_c_negative 1
+expect_error_prefix bad_c_negative
+expect_grep bad_c_negative err 'C must be positive'
+run bad_c_text train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --C abc
+expect_rc bad_c_text 1
+expect_error_prefix bad_c_text
+run bad_kernel train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --kernel sigmoid
+expect_rc bad_kernel 1
+run missing_model train "$DATA/ripley/ripley_train.csv"
+expect_rc missing_model 1
+run bad_folds cv "$DATA/sonar/sonar.csv" --folds 1
+expect_rc bad_folds 1
+expect_error_prefix bad_folds
+run missing_data train "$TMP/does_not_exist.csv" --model "$TMP/x.model"
+expect_rc missing_data 1
+expect_error_prefix missing_data
+
+# ---- device errors: exit 4 -------------------------------------------------------------------
+if grep -qx 'cuda: no' "$TMP/version.out"; then
+    run no_cuda train "$DATA/ripley/ripley_train.csv" --model "$TMP/c.model" --backend cuda
+    expect_rc no_cuda 4
+    expect_error_prefix no_cuda
+else
+    echo "skip: CUDA compiled in; the not-compiled exit code is not testable here"
+fi
+
+# ---- cross-validation ----------------------------------------------------------------------
+run cv cv "$DATA/sonar/sonar.csv" --folds 5 --standardize --seed 3 --json
+expect_rc cv 0
+py cv 'd["folds"] == 5 and len(d["fold_errors"]) == 5'
+py cv '0 <= d["mean_error"] < 0.4 and d["std_error"] >= 0'
+py cv 'abs(sum(d["fold_errors"]) / 5 - d["mean_error"]) < 1e-12'
+expect_grep cv err 'fold 1/5'
+expect_grep cv err 'fold 5/5'
+run cv_again cv "$DATA/sonar/sonar.csv" --folds 5 --standardize --seed 3 --json --quiet
+cmp -s <(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fold_errors"])' "$TMP/cv.out") \
+       <(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fold_errors"])' "$TMP/cv_again.out") \
+    && pass "cv is deterministic for a seed" || fail "cv differs between runs with one seed"
+run cv_human cv "$DATA/sonar/sonar.csv" --folds 3 --kernel linear --quiet --output "$TMP/cv.txt"
+expect_rc cv_human 0
+grep -q 'standard error' "$TMP/cv.txt" && pass "cv summary to --output" || fail "cv summary to --output"
+
+run cv_path cv "$DATA/colon/colon.csv" --method l2-arom --features 100,20 --splits 12 --train-size 50 --ridge 1e-3 --log10 --standardize --seed 2 --json
+expect_rc cv_path 0
+py cv_path '[r["features"] for r in d["results"]] == [100, 20] and d["splits"] == 12'
+py cv_path 'all(0 <= r["mean_error"] < 0.35 and r["std_error"] >= 0 for r in d["results"])'
+expect_grep cv_path err 'split 12/12'
+run cv_path_bad cv "$DATA/colon/colon.csv" --method rfe --splits 3 --train-size 50
+expect_rc cv_path_bad 1
+
+# ---- feature selection ---------------------------------------------------------------------
+run select select "$DATA/colon/colon.csv" --method l2-arom --features 20 --log10 --standardize --json
+expect_rc select 0
+py select 'len(d["selected"]) == 20 and len(set(d["selected"])) == 20'
+py select 'all(isinstance(j, int) and 0 <= j < 2000 for j in d["selected"])'
+py select 'd["subsets"][0]["features"] == 20 and d["subsets"][0]["selected"] == d["selected"]'
+py select 'len(d["weights"]) == 20 and isinstance(d["converged"], bool) and "iterations" in d'
+py select 'all(k in d for k in ["status", "seconds"])'
+
+run select_multi select "$DATA/colon/colon.csv" --method corr --features 10,50 --C 10 --log10 --standardize --json --quiet
+expect_rc select_multi 0
+py select_multi '[s["features"] for s in d["subsets"]] == [50, 10] and len(d["selected"]) == 50'
+
+run select_human select "$DATA/sonar/sonar.csv" --method rfe --features 5 --C 1 --quiet
+expect_rc select_human 0
+expect_grep select_human out '5 features'
+
+run select_bad select "$DATA/sonar/sonar.csv" --features 0
+expect_rc select_bad 1
+expect_error_prefix select_bad
+
+echo "$failures failure(s)"
+[ "$failures" = 0 ]

@@ -1,0 +1,179 @@
+// Randomised robustness test of the model loader: mutated valid model files must either load
+// into a ModelFile that passes validate() and writes back to text that loads to the same model,
+// or throw a zeronorm::Error (a DataFormatError with a sane position) -- never another
+// exception, never a crash, never a huge allocation from a corrupt count.
+// Seeded and time-bounded (about 1.5 s).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "random.hpp"
+#include "zeronorm/error.hpp"
+#include "zeronorm/model_io.hpp"
+
+namespace {
+
+using zeronorm::ModelFile;
+
+std::string mutate(std::string s, std::mt19937_64& rng) {
+    static const std::vector<std::string> pieces = {" ",
+                                                    "\n",
+                                                    "\r",
+                                                    "\t",
+                                                    "-",
+                                                    "+",
+                                                    ".",
+                                                    "e",
+                                                    "0",
+                                                    "1",
+                                                    "9",
+                                                    "nan",
+                                                    "inf",
+                                                    "1e999",
+                                                    "\"",
+                                                    "\\",
+                                                    "\\x",
+                                                    "99999999999",
+                                                    "2147483647",
+                                                    "end\n",
+                                                    "log10 1\n",
+                                                    "standardize 2\n",
+                                                    "labels 1\n",
+                                                    "feature_names 2\n",
+                                                    "n_support 1000000000\n",
+                                                    "theta 3"};
+    auto pick = [&](std::size_t n) { return n == 0 ? std::size_t{0} : std::size_t(rng() % n); };
+    const int n_mutations = 1 + int(rng() % 4);
+    for (int m = 0; m < n_mutations; ++m) {
+        switch (rng() % 7) {
+            case 0:  // bit flip
+                if (!s.empty()) {
+                    const std::size_t at = pick(s.size());
+                    s[at] = static_cast<char>(s[at] ^ (1 << pick(8)));
+                }
+                break;
+            case 1:  // random byte
+                if (!s.empty()) s[pick(s.size())] = static_cast<char>(pick(256));
+                break;
+            case 2:
+            case 3:  // a steering token
+                s.insert(pick(s.size() + 1), pieces[pick(pieces.size())]);
+                break;
+            case 4:  // delete a short run
+                if (!s.empty()) s.erase(pick(s.size()), 1 + pick(6));
+                break;
+            case 5: {  // duplicate or drop a whole line
+                const std::size_t at = pick(s.size() + 1);
+                const std::size_t b = s.rfind('\n', at == 0 ? 0 : at - 1);
+                const std::size_t line_b = b == std::string::npos ? 0 : b + 1;
+                const std::size_t e = s.find('\n', line_b);
+                const std::size_t line_e = e == std::string::npos ? s.size() : e + 1;
+                const std::string line = s.substr(line_b, line_e - line_b);
+                if (rng() % 2)
+                    s.insert(line_b, line);
+                else
+                    s.erase(line_b, line_e - line_b);
+                break;
+            }
+            default:  // truncate
+                s.resize(pick(s.size() + 1));
+                break;
+        }
+    }
+    return s;
+}
+
+struct Tally {
+    long loaded = 0;
+    long rejected = 0;
+};
+
+void run_case(const std::string& text, Tally& tally) {
+    std::istringstream in(text);
+    try {
+        const ModelFile file = zeronorm::parse_model(in, "fuzz.model");
+        file.validate();
+        // What loaded must write back and load to the same thing.
+        std::ostringstream out;
+        zeronorm::write_model(out, file);
+        std::istringstream again(out.str());
+        const ModelFile back = zeronorm::parse_model(again, "again.model");
+        EXPECT_EQ(back.model.coef, file.model.coef);
+        EXPECT_EQ(back.model.support_vectors, file.model.support_vectors);
+        EXPECT_EQ(back.feature_names, file.feature_names);
+        ++tally.loaded;
+    } catch (const zeronorm::DataFormatError& e) {
+        EXPECT_EQ(e.file(), "fuzz.model");
+        EXPECT_GE(e.line(), 1u);
+        EXPECT_GE(e.column(), 1u);
+        EXPECT_EQ(std::string(e.what()).rfind("fuzz.model:", 0), 0u) << e.what();
+        ++tally.rejected;
+    } catch (const zeronorm::Error&) {
+        ++tally.rejected;
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "non-zeronorm exception " << e.what() << " for input:\n" << text;
+    } catch (...) {
+        ADD_FAILURE() << "unknown exception for input:\n" << text;
+    }
+}
+
+std::vector<std::string> seed_files(std::mt19937_64& rng) {
+    std::vector<std::string> seeds;
+    const zeronorm::KernelType types[] = {zeronorm::KernelType::Linear, zeronorm::KernelType::Rbf,
+                                          zeronorm::KernelType::WeightedRbf,
+                                          zeronorm::KernelType::Polynomial};
+    for (const auto type : types) {
+        ModelFile f;
+        f.model.kernel.type = type;
+        f.model.kernel.gamma = 0.25;
+        f.model.kernel.degree = 2;
+        if (type == zeronorm::KernelType::WeightedRbf)
+            f.model.kernel.theta = zeronorm::testing::random_matrix(2, 1, rng, 0, 1).col(0);
+        f.model.support_vectors = zeronorm::testing::random_matrix(3, 2, rng);
+        f.model.coef = zeronorm::testing::random_matrix(3, 1, rng).col(0);
+        f.model.bias = 0.125;
+        if (type != zeronorm::KernelType::Linear) {
+            f.log10 = true;
+            f.standardizer = zeronorm::Standardizer{zeronorm::Vector::Constant(2, 0.5),
+                                                    zeronorm::Vector::Constant(2, 2.0)};
+            f.feature_names = {"a", "b \"c\""};
+            f.label_mapping = {{"1", -1.0}, {"2", 1.0}};
+        }
+        std::ostringstream out;
+        zeronorm::write_model(out, f);
+        seeds.push_back(out.str());
+    }
+    return seeds;
+}
+
+TEST(FuzzModelLoader, MutationsLoadOrThrowZeronormError) {
+    ZN_SEED_TRACE();
+    const std::uint64_t seed = zeronorm::testing::test_seed();
+    std::mt19937_64 rng(seed);
+    const std::vector<std::string> seeds = seed_files(rng);
+    Tally tally;
+    for (const auto& s : seeds) run_case(s, tally);
+    ASSERT_EQ(tally.loaded, long(seeds.size()));
+
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+    constexpr long max_cases = 300'000;
+    for (long k = 0; k < max_cases && !::testing::Test::HasFailure(); ++k) {
+        if (k % 64 == 0 && std::chrono::steady_clock::now() > deadline) break;
+        std::string text = seeds[std::size_t(rng() % seeds.size())];
+        text = mutate(std::move(text), rng);
+        if (rng() % 4 == 0) text = mutate(std::move(text), rng);
+        run_case(text, tally);
+    }
+    EXPECT_GT(tally.loaded, long(seeds.size()));
+    EXPECT_GT(tally.rejected, 0);
+    std::cout << "[ fuzz     ] model loader: " << tally.loaded << " loaded, " << tally.rejected
+              << " rejected\n";
+}
+
+}  // namespace
