@@ -38,6 +38,16 @@ void check_binary_labels(const Vector& y) {
                                          << (positive ? "+1" : "-1") << ")");
 }
 
+// The chi2 kernel is defined for non-negative features (histograms); elsewhere it is not a kernel
+// and can overflow.
+void check_kernel_domain(const KernelSpec& spec, const Matrix& X) {
+    if (spec.type != KernelType::Chi2) return;
+    for (Index j = 0; j < X.cols(); ++j)
+        for (Index i = 0; i < X.rows(); ++i)
+            ZN_EXPECTS(X(i, j) >= 0, "the chi2 kernel needs non-negative features; sample "
+                                         << i << ", feature " << j << " is " << X(i, j));
+}
+
 }  // namespace
 
 SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions& options) {
@@ -47,6 +57,7 @@ SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions
     ZN_EXPECTS(data.n_features() >= 1, "training needs at least one feature");
     check_binary_labels(data.y);
     options.validate(data.n_features());
+    check_kernel_domain(options.kernel, data.X);
 
     const Index n = data.n_samples();
     const DeviceMatrix X = backend.upload(data.X);
@@ -86,6 +97,7 @@ Vector SvmModel::decision_function(Backend& backend, const Matrix& X) const {
     ZN_EXPECTS_DIM(X.cols() == n_features(), "the model has " << n_features()
                                                  << " features but the data has " << X.cols());
     ZN_EXPECTS(X.allFinite(), "prediction data contains NaN or Inf");
+    check_kernel_domain(kernel, X);
     if (n_support() == 0 || X.rows() == 0) return Vector::Constant(X.rows(), bias);
     const DeviceMatrix points = backend.upload(X);
     const DeviceMatrix sv = backend.upload(support_vectors);
