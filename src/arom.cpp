@@ -1,8 +1,9 @@
-// l2-AROM: approximation of zero-norm minimisation by multiplicative updates with an SVM inside
-// (Weston, Elisseeff, Schoelkopf, Tipping, "Use of the Zero-Norm with Linear Models and Kernel
-// Methods", JMLR 3:1439-1461, 2003).
+// AROM: approximation of zero-norm minimisation by multiplicative updates (Weston, Elisseeff,
+// Schoelkopf, Tipping, "Use of the Zero-Norm with Linear Models and Kernel Methods", JMLR
+// 3:1439-1461, 2003). The loop is written once (run_arom); only step 2, "fit w on z * x",
+// differs between the variants (an AromFitter):
 //
-// Two classes (sec. 3.1, Problem 8, with the ridge of sec. 3.2): z = 1; repeat
+// l2-AROM, two classes (sec. 3.1, Problem 8, with the ridge of sec. 3.2): z = 1; repeat
 //   beta = argmax_beta  sum_i beta_i - 1/2 sum_ij beta_i beta_j y_i y_j ((z*x_i).(z*x_j) + lambda [i==j])
 //          s.t. sum_i beta_i y_i = 0,  0 <= beta_i <= C          (C = inf: hard margin)
 //   w_bar = sum_i beta_i y_i (z * x_i) = (X diag z)' (beta .* y)
@@ -10,19 +11,30 @@
 // until z stops changing. This is gradient descent on sum_j ln|w_j| (Problem 6) with the l2 norm
 // in place of the l1 norm of Problem 7. Several classes, one-vs-rest (sec. 3.3, Problem 11): one
 // such SVM per class k against the rest on the same rescaled data, and z <- z .* sum_k |w_bar_k|.
+// Weston-Watkins (sec. 3.3, Problem 10 with the objective sum_k |w_k|^2): one M-SVM dual on the
+// same rescaled Gram (ww_svm.hpp), w_bar_k = (X diag z)' c_k, and again z <- z .* sum_k |w_bar_k|.
 //
-// Implementation, all through the Backend: the Gram matrix of the rescaled data comes from
-// kernel_matrix with the feature scale z (one SYRK), SMO is warm-started from the previous beta,
-// w_bar from one GEMM X'(beta .* y) for all machines at once. z is normalised to max 1 after each
-// update, and a component that falls to <= prune_tolerance is removed for good: its column is
-// compacted out of X (select_columns), so later iterations cost less.
+// l1-AROM (sec. 3.1, Problem 7): step 2 is the LP
+//   min sum_j |w_j|   s.t.  y_i (w . (z * x_i) + b) >= 1 - xi_i,  xi_i >= 0,  + C sum_i xi_i
+// (no slacks for C = inf, the paper's form), solved as a vertex LP by train_l1_svm with feature
+// scaling z; w_bar = w, z <- z .* |w_bar|. Several classes: one LP per one-vs-rest machine (the
+// l1 objective of Problem 9 with one-vs-rest constraints separates into them). The ridge of
+// sec. 3.2 is a kernel-diagonal term of the l2 dual and does not enter the LP.
+//
+// Implementation of the l2 fitters, all through the Backend: the Gram matrix of the rescaled data
+// comes from kernel_matrix with the feature scale z (one SYRK), SMO is warm-started from the
+// previous beta, w_bar from one GEMM X'(beta .* y) for all machines at once. z is normalised to
+// max 1 after each update, and a component that falls to <= prune_tolerance is removed for good:
+// its column is compacted out of X (select_columns), so later iterations cost less.
 #include "arom.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
 
 #include "zeronorm/error.hpp"
+#include "zeronorm/lp_svm.hpp"
 
 namespace zeronorm::detail {
 
@@ -62,72 +74,147 @@ IndexVector top_r(const IndexVector& features, const Vector& values, Index r) {
     return out;
 }
 
+std::string step_name(const char* method, std::int64_t iteration, std::size_t n_alive,
+                      std::size_t n_machines, std::size_t machine) {
+    std::ostringstream where;
+    where << method << " iteration " << iteration << " (" << n_alive << " features)";
+    if (n_machines > 1) where << ", class " << machine << " against the rest";
+    return where.str();
+}
+
+// l2-AROM, two classes or one-vs-rest: an SVM dual per machine on the rescaled Gram (SMO on the
+// backend, warm-started from the previous beta).
+class L2SvmFitter final : public AromFitter {
+public:
+    L2SvmFitter(Backend& backend, const Dataset& data, const Machines& machines,
+                const SelectionOptions& options)
+        : backend_(backend), data_(data), machines_(machines), options_(options),
+          X_(backend.upload(data.X)), beta_(machines.targets.size()) {}
+
+    AromStep fit(const Vector& z, const IndexVector& alive, std::int64_t iteration) override {
+        const Index n = data_.n_samples();
+        const std::size_t n_machines = machines_.targets.size();
+        const DeviceMatrix z_dev = backend_.upload(Matrix(z));
+        const DeviceMatrix K = backend_.kernel_matrix(KernelSpec{}, X_, X_, &z_dev);
+        Matrix coef(n, Index(n_machines));  // beta .* y per machine
+        AromStep step;
+        for (std::size_t k = 0; k < n_machines; ++k) {
+            const Vector& y = machines_.targets[k];
+            const DualSolver solve = [&](const SmoOptions& smo, const Vector* warm) {
+                return backend_.solve_smo(K, y, smo, warm);
+            };
+            const auto radius2 = [&] { return max_row_norm2(data_.X, alive, z); };
+            const SmoResult r = solve_svm_dual(
+                solve, options_.smo, options_.C, options_.ridge,
+                beta_[k].size() ? &beta_[k] : nullptr, radius2,
+                step_name("l2-AROM", iteration, alive.size(), n_machines, k));
+            if (r.status != Status::Success) {
+                step.solved = false;
+                return step;
+            }
+            beta_[k] = r.beta;
+            coef.col(Index(k)) = r.beta.cwiseProduct(y);
+            step.objective -= r.objective;
+        }
+        step.w_abs_sum = scaled_weight_sum(backend_, X_, z, coef);
+        return step;
+    }
+
+    void compact(const IndexVector& keep) override { X_ = backend_.select_columns(X_, keep); }
+
+private:
+    Backend& backend_;
+    const Dataset& data_;
+    const Machines& machines_;
+    const SelectionOptions& options_;
+    DeviceMatrix X_;  // columns of the alive features only
+    std::vector<Vector> beta_;  // warm starts
+};
+
+// l1-AROM: the LP of Problem 7 per machine, on the host copy of the alive columns.
+class L1LpFitter final : public AromFitter {
+public:
+    L1LpFitter(const Dataset& data, const Machines& machines, const SelectionOptions& options)
+        : machines_(machines), options_(options), X_(data.X) {}
+
+    AromStep fit(const Vector& z, const IndexVector& alive, std::int64_t iteration) override {
+        const std::size_t n_machines = machines_.targets.size();
+        L1SvmOptions lp;
+        lp.C = options_.C;
+        lp.feature_scaling = z;
+        AromStep step;
+        step.w_abs_sum = Vector::Zero(X_.cols());
+        for (std::size_t k = 0; k < n_machines; ++k) {
+            const LpSvmResult r = train_l1_svm(X_, machines_.targets[k], lp);
+            if (r.infeasible) {
+                std::ostringstream os;
+                os << step_name("l1-AROM", iteration, alive.size(), n_machines, k)
+                   << ": data not separable: the hard-margin LP of Problem 7 (C = inf) is "
+                   << "infeasible, no hyperplane separates the training data on these features; "
+                   << "set a finite C (--C) for the soft-margin LP (the ridge, --ridge, does not "
+                   << "enter the LP of l1-AROM)";
+                throw NumericalError(os.str());
+            }
+            if (!r.optimal()) {
+                step.solved = false;
+                return step;
+            }
+            step.w_abs_sum += r.w.cwiseAbs();  // r.w: weights of the scaled features z * x
+            step.objective += r.objective;
+        }
+        return step;
+    }
+
+    void compact(const IndexVector& keep) override {
+        Matrix next(X_.rows(), Index(keep.size()));
+        for (std::size_t k = 0; k < keep.size(); ++k) next.col(Index(k)) = X_.col(keep[k]);
+        X_ = std::move(next);
+    }
+
+private:
+    const Machines& machines_;
+    const SelectionOptions& options_;
+    Matrix X_;  // host copy of the alive columns
+};
+
 }  // namespace
 
-Ranking run_l2_arom(Backend& backend, const Dataset& data, const Machines& machines,
-                    const SelectionOptions& options, const IndexVector& counts_desc) {
-    const Index n = data.n_samples();
-    const Index d = data.n_features();
-    const std::size_t n_machines = machines.targets.size();
-    const KernelSpec linear;  // x.y
+Vector scaled_weight_sum(Backend& backend, const DeviceMatrix& X, const Vector& z,
+                         const Matrix& coef) {
+    // w_bar_k = (X diag z)'(coef_k) = z .* (X' coef_k);  s = sum_k |w_bar_k|.
+    const DeviceMatrix coef_dev = backend.upload(coef);
+    DeviceMatrix G = backend.allocate(X.cols(), coef.cols());
+    backend.gemm(true, false, 1.0, X, coef_dev, 0.0, G);
+    return z.cwiseProduct(backend.download(G).cwiseAbs().rowwise().sum());
+}
 
+Ranking run_arom(AromFitter& fitter, Index d, const SelectionOptions& options,
+                 const IndexVector& counts_desc) {
     Ranking out;
     out.selected.resize(counts_desc.size());
     out.status = Status::NoConvergence;
 
-    DeviceMatrix X = backend.upload(data.X);  // columns of the alive features only
     IndexVector alive(static_cast<std::size_t>(d));
     for (Index j = 0; j < d; ++j) alive[std::size_t(j)] = j;
     Vector z = Vector::Ones(d);
-    std::vector<Vector> beta(n_machines);  // warm starts
-    std::size_t pending = 0;               // next count (descending) not yet assigned
+    std::size_t pending = 0;  // next count (descending) not yet assigned
 
     for (std::int64_t iter = 1; iter <= options.max_iterations; ++iter) {
-        // Step 2: the SVM(s) on z * x.
-        const DeviceMatrix z_dev = backend.upload(Matrix(z));
-        const DeviceMatrix K = backend.kernel_matrix(linear, X, X, &z_dev);
-        Matrix coef(n, Index(n_machines));  // beta .* y per machine
-        double objective = 0.0;
-        bool solved = true;
-        for (std::size_t k = 0; k < n_machines; ++k) {
-            const Vector& y = machines.targets[k];
-            std::ostringstream where;
-            where << "l2-AROM iteration " << iter << " (" << alive.size() << " features)";
-            if (n_machines > 1) where << ", class " << k << " against the rest";
-            const DualSolver solve = [&](const SmoOptions& smo, const Vector* warm) {
-                return backend.solve_smo(K, y, smo, warm);
-            };
-            const auto radius2 = [&] { return max_row_norm2(data.X, alive, z); };
-            const SmoResult r = solve_svm_dual(solve, options.smo, options.C, options.ridge,
-                                               beta[k].size() ? &beta[k] : nullptr, radius2,
-                                               where.str());
-            if (r.status != Status::Success) {
-                solved = false;
-                break;
-            }
-            beta[k] = r.beta;
-            coef.col(Index(k)) = r.beta.cwiseProduct(y);
-            objective -= r.objective;
-        }
-        if (!solved) {
+        // Step 2: fit w on z * x.
+        const AromStep step = fitter.fit(z, alive, iter);
+        if (!step.solved) {
             out.status = Status::NumericalIssue;  // keep the last good iterate
             break;
         }
-
-        // Step 3: w_bar_k = (X diag z)'(beta_k .* y_k) = z .* (X' coef_k); z <- z .* sum_k |w_bar_k|.
-        const DeviceMatrix coef_dev = backend.upload(coef);
-        DeviceMatrix G = backend.allocate(Index(alive.size()), Index(n_machines));
-        backend.gemm(true, false, 1.0, X, coef_dev, 0.0, G);
-        const Matrix g = backend.download(G);
-        const Vector w_abs_sum = z.cwiseProduct(g.cwiseAbs().rowwise().sum());
-        const AromUpdate update = arom_update(z, w_abs_sum, options.prune_tolerance);
+        // Step 3: z <- z .* sum_k |w_bar_k|, normalised, pruned.
+        const AromUpdate update = arom_update(z, step.w_abs_sum, options.prune_tolerance);
         if (update.degenerate) {  // w_bar = 0: nothing in the data separates the classes
             out.status = Status::NumericalIssue;
             break;
         }
         out.iterations = iter;
         const Index survivors = Index(update.keep.size());
-        out.trace.push_back({survivors, objective, update.max_change});
+        out.trace.push_back({survivors, step.objective, update.max_change});
 
         // Feature counts reached at this iterate (the reading is documented at FeatureSubset):
         // exactly r survivors -> those r; fewer -> the r largest z of the previous iterate (on
@@ -152,7 +239,7 @@ Ranking run_l2_arom(Backend& backend, const Dataset& data, const Machines& machi
 
         // Compaction: drop the pruned columns for good.
         if (survivors < Index(alive.size())) {
-            X = backend.select_columns(X, update.keep);
+            fitter.compact(update.keep);
             IndexVector next_alive;
             Vector next_z(survivors);
             for (Index k = 0; k < survivors; ++k) {
@@ -165,7 +252,7 @@ Ranking run_l2_arom(Backend& backend, const Dataset& data, const Machines& machi
             z = update.z;
         }
 
-        if (pending == counts_desc.size()) {  // every requested count is served
+        if (!counts_desc.empty() && pending == counts_desc.size()) {  // every count is served
             out.status = Status::Success;
             break;
         }
@@ -182,6 +269,18 @@ Ranking run_l2_arom(Backend& backend, const Dataset& data, const Machines& machi
     out.scores = Vector::Zero(d);
     for (std::size_t k = 0; k < alive.size(); ++k) out.scores[alive[k]] = z[Index(k)];
     return out;
+}
+
+Ranking run_l2_arom(Backend& backend, const Dataset& data, const Machines& machines,
+                    const SelectionOptions& options, const IndexVector& counts_desc) {
+    L2SvmFitter fitter(backend, data, machines, options);
+    return run_arom(fitter, data.n_features(), options, counts_desc);
+}
+
+Ranking run_l1_arom(const Dataset& data, const Machines& machines,
+                    const SelectionOptions& options, const IndexVector& counts_desc) {
+    L1LpFitter fitter(data, machines, options);
+    return run_arom(fitter, data.n_features(), options, counts_desc);
 }
 
 }  // namespace zeronorm::detail

@@ -1,6 +1,9 @@
-// Internal: l2-AROM (Weston, Elisseeff, Schoelkopf, Tipping, JMLR 3:1439-1461, 2003), the
-// multiplicative update and its driver. Not installed.
+// Internal: AROM (Weston, Elisseeff, Schoelkopf, Tipping, JMLR 3:1439-1461, 2003), the
+// multiplicative update, the loop shared by l2-AROM, l1-AROM and the Weston-Watkins variant, and
+// the drivers. Not installed.
 #pragma once
+
+#include <cstdint>
 
 #include "selection_common.hpp"
 
@@ -17,5 +20,42 @@ struct AromUpdate {
     bool degenerate = false;  // u is all zero or not finite: no update possible
 };
 AromUpdate arom_update(const Vector& z, const Vector& w_abs_sum, double prune_tolerance);
+
+// What one inner fit returns: s_j = sum_k |w_bar_kj| over the alive features, where w_bar_k are
+// the weights of machine k on the rescaled data z * x (so the update is z <- z .* s).
+struct AromStep {
+    Vector w_abs_sum;
+    double objective = 0.0;  // optimal value of the inner problem(s), summed over machines
+    bool solved = true;      // false: an inner solver failed; the loop keeps the last iterate
+};
+
+// Step 2 of AROM, "fit w on z * x": the only part in which l2-AROM (an SVM dual per machine),
+// l1-AROM (an LP per machine) and Weston-Watkins AROM (one M-SVM dual) differ. The fitter owns
+// its copy of the alive columns of the data; `compact` drops the pruned ones.
+class AromFitter {
+public:
+    virtual ~AromFitter() = default;
+    // z: scale of each alive feature (max 1); alive: their original column indices.
+    virtual AromStep fit(const Vector& z, const IndexVector& alive, std::int64_t iteration) = 0;
+    // keep: positions into the alive features that survive, increasing.
+    virtual void compact(const IndexVector& keep) = 0;
+};
+
+// s = sum_k |w_bar_k| with w_bar_k = (X diag z)' coef_k = z .* (X' coef_k): the z-update input
+// of the dual fitters (coef_k = beta_k .* y_k for an SVM, c_k for the M-SVM); one GEMM.
+Vector scaled_weight_sum(Backend& backend, const DeviceMatrix& X, const Vector& z,
+                         const Matrix& coef);
+
+// The AROM loop of sec. 3.1 (z = 1; repeat: fit, z <- z .* s, normalise, prune) with the
+// feature-count reading documented at FeatureSubset. Empty counts_desc: run until z converges
+// (or the iteration cap). Scores: the final z over all d features (0 once pruned).
+Ranking run_arom(AromFitter& fitter, Index d, const SelectionOptions& options,
+                 const IndexVector& counts_desc);
+
+// The drivers: build the fitter for the method and run the loop.
+Ranking run_l2_arom(Backend& backend, const Dataset& data, const Machines& machines,
+                    const SelectionOptions& options, const IndexVector& counts_desc);
+Ranking run_l1_arom(const Dataset& data, const Machines& machines,
+                    const SelectionOptions& options, const IndexVector& counts_desc);
 
 }  // namespace zeronorm::detail

@@ -6,11 +6,15 @@
 //                "n_features" SP d / "theta" SP count (SP num){count} / "bias" SP num /
 //                "n_support" SP n                                  (one line each, this order)
 //   support   := coef (SP num){d}                                  (exactly n lines)
-//   section   := "log10" SP (0|1)
+//   section   := "method" SP name (SP key "=" value)*             (metadata; see ModelMethod)
+//              | "log10" SP (0|1)
 //              | "standardize" SP d NL "mean" (SP num){d} NL "scale" (SP num){d}
 //              | "feature_names" SP d (NL quoted){d}
 //              | "labels" SP k (NL quoted SP (-1|1)){k}
 //   quoted    := '"' (char | '\\' | '\"' | '\x' hex hex)* '"'
+//
+//   name, value := 1-64 of the printable ASCII characters except space, '"' and '='
+//   key       := [A-Za-z_][A-Za-z0-9_]*, at most 64 characters, each key at most once
 //
 // SP is one or more spaces or tabs; lines end in LF or CRLF. Nothing is allocated from a count
 // read from the file before the values it announces have been read, so a corrupt count cannot
@@ -51,6 +55,24 @@ bool uses_gamma(KernelType t) {
 
 bool uses_degree(KernelType t) {
     return t == KernelType::Polynomial || t == KernelType::SumOfPowers;
+}
+
+constexpr std::size_t max_method_token = 64;
+
+bool is_method_word(const std::string& s) {
+    if (s.empty() || s.size() > max_method_token) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) {
+        return c > 0x20 && c < 0x7f && c != '"' && c != '=';
+    });
+}
+
+bool is_method_key(const std::string& s) {
+    if (s.empty() || s.size() > max_method_token) return false;
+    const auto alpha = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    };
+    if (!alpha(s[0])) return false;
+    return std::all_of(s.begin(), s.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
 }
 
 // ---- writing --------------------------------------------------------------------------------
@@ -116,6 +138,11 @@ std::string format_model(const ModelFile& file) {
             s += ' ';
             append_number(s, m.support_vectors(i, j));
         }
+        s += '\n';
+    }
+    if (!file.method.empty()) {
+        s += "method " + file.method.name;
+        for (const auto& [key, value] : file.method.parameters) s += ' ' + key + '=' + value;
         s += '\n';
     }
     if (file.log10) s += "log10 1\n";
@@ -444,23 +471,49 @@ ModelFile parse_buffer(const std::string& name, const char* data, std::size_t si
     // Optional sections, then "end".
     std::set<std::string> seen;
     while (true) {
-        in.expect_line("a section ('log10', 'standardize', 'feature_names', 'labels') or 'end'");
+        in.expect_line(
+            "a section ('method', 'log10', 'standardize', 'feature_names', 'labels') or 'end'");
         auto [b, e] = in.token();
         const std::string section(b, e);
         if (section == "end") {
             in.expect_end_of_line("'end'");
             break;
         }
-        if (section != "log10" && section != "standardize" && section != "feature_names" &&
-            section != "labels")
+        if (section != "method" && section != "log10" && section != "standardize" &&
+            section != "feature_names" && section != "labels")
             in.fail(b,
-                    "expected a section ('log10', 'standardize', 'feature_names', 'labels') "
-                    "or 'end', found " +
+                    "expected a section ('method', 'log10', 'standardize', 'feature_names', "
+                    "'labels') or 'end', found " +
                         (b == e ? std::string("an empty line") : show(b, e)));
         if (!seen.insert(section).second)
             in.fail(b, "section '" + section + "' appears more than once");
 
-        if (section == "log10") {
+        if (section == "method") {
+            auto [nb, ne] = in.expect_token("a method name");
+            const std::string method_name(nb, ne);
+            if (!is_method_word(method_name))
+                in.fail(nb, "bad method name " + show(nb, ne) +
+                                " (1-64 printable characters without spaces, '\"' or '=')");
+            file.method.name = method_name;
+            std::set<std::string> keys;
+            while (true) {
+                auto [tb, te] = in.token();
+                if (tb == te) break;
+                const char* eq = std::find(tb, te, '=');
+                if (eq == te)
+                    in.fail(tb, "expected key=value in the method line, got " + show(tb, te));
+                const std::string key(tb, eq), value(eq + 1, te);
+                if (!is_method_key(key))
+                    in.fail(tb, "bad method parameter name " + show(tb, eq) +
+                                    " (letters, digits and '_', not starting with a digit)");
+                if (!is_method_word(value))
+                    in.fail(eq + 1, "bad value " + show(eq + 1, te) + " for method parameter '" +
+                                        key + "'");
+                if (!keys.insert(key).second)
+                    in.fail(tb, "method parameter '" + key + "' appears more than once");
+                file.method.parameters.emplace_back(key, value);
+            }
+        } else if (section == "log10") {
             file.log10 = in.integer("the log10 flag", 0, 1) == 1;
             in.expect_end_of_line("the log10 flag");
         } else if (section == "standardize") {
@@ -545,6 +598,18 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
+const std::string* ModelMethod::find(const std::string& key) const {
+    for (const auto& [k, v] : parameters)
+        if (k == key) return &v;
+    return nullptr;
+}
+
+std::string model_number(double value) {
+    std::string s;
+    append_number(s, value);
+    return s;
+}
+
 Matrix ModelFile::preprocess(const Matrix& X) const {
     ZN_EXPECTS_DIM(X.cols() == model.n_features(), "the model has " << model.n_features()
                                                                     << " features but the data has "
@@ -578,6 +643,22 @@ void ModelFile::validate() const {
     }
     ZN_EXPECTS_DIM(feature_names.empty() || Index(feature_names.size()) == d,
                    "model: " << feature_names.size() << " feature names for " << d << " features");
+    if (!method.empty()) {
+        ZN_EXPECTS(is_method_word(method.name),
+                   "model: bad method name '" << method.name
+                                              << "' (1-64 printable characters without spaces, "
+                                                 "'\"' or '=')");
+        std::set<std::string> keys;
+        for (const auto& [key, value] : method.parameters) {
+            ZN_EXPECTS(is_method_key(key), "model: bad method parameter name '" << key << "'");
+            ZN_EXPECTS(is_method_word(value),
+                       "model: bad value '" << value << "' for method parameter '" << key << "'");
+            ZN_EXPECTS(keys.insert(key).second,
+                       "model: method parameter '" << key << "' appears more than once");
+        }
+    } else {
+        ZN_EXPECTS(method.parameters.empty(), "model: method parameters without a method name");
+    }
     ZN_EXPECTS(label_mapping.size() <= 2,
                "model: a two-class model maps at most 2 labels, got " << label_mapping.size());
     std::set<double> values;

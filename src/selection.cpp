@@ -234,8 +234,6 @@ SelectionResult select_features(Backend& backend, const Dataset& data,
     data.validate();
     options.validate(data.n_features());
     const detail::Machines machines = detail::make_machines(data.y);
-    if (options.method == SelectionMethod::L1Arom)
-        throw InvalidArgument("method l1-arom needs the LP solver, not built yet; use l2-arom");
     if (!machines.binary() && options.multiclass == MulticlassScheme::WestonWatkins)
         throw InvalidArgument("multiclass scheme ww (Weston-Watkins M-SVM, Problem 10) is not "
                               "implemented yet; use ovr (one-vs-rest, Problem 11)");
@@ -254,7 +252,9 @@ SelectionResult select_features(Backend& backend, const Dataset& data,
         case SelectionMethod::Corr:
             ranking = detail::run_corr(data, machines, counts_desc);
             break;
-        case SelectionMethod::L1Arom: break;  // rejected above
+        case SelectionMethod::L1Arom:
+            ranking = detail::run_l1_arom(data, machines, options, counts_desc);
+            break;
     }
 
     SelectionResult result;

@@ -60,9 +60,8 @@ struct Ranking {
 // Indices of `values` sorted by decreasing value (ties: smaller index first).
 IndexVector order_descending(const Vector& values);
 
-// The methods. `counts_desc` holds the requested counts sorted in decreasing order.
-Ranking run_l2_arom(Backend& backend, const Dataset& data, const Machines& machines,
-                    const SelectionOptions& options, const IndexVector& counts_desc);
+// The methods. `counts_desc` holds the requested counts sorted in decreasing order. The AROM
+// drivers are declared in arom.hpp.
 Ranking run_rfe(Backend& backend, const Dataset& data, const Machines& machines,
                 const SelectionOptions& options, const IndexVector& counts_desc);
 Ranking run_corr(const Dataset& data, const Machines& machines, const IndexVector& counts_desc);

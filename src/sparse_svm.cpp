@@ -362,6 +362,18 @@ Vector SparseSvmModel::decision_function(Backend& backend, const Matrix& X) cons
     return backend.download(f).col(0).array() + bias;
 }
 
+SvmModel SparseSvmModel::to_svm_model() const {
+    ZN_EXPECTS_DIM(alpha.size() == n_terms(), "the model has " << n_terms()
+                                                               << " expansion points but "
+                                                               << alpha.size() << " coefficients");
+    SvmModel out;
+    out.kernel = kernel;
+    out.support_vectors = expansion_points;
+    out.coef = alpha;
+    out.bias = bias;
+    return out;
+}
+
 Vector SparseSvmModel::predict(Backend& backend, const Matrix& X) const {
     const Vector f = decision_function(backend, X);
     return f.unaryExpr([](double v) { return v >= 0 ? 1.0 : -1.0; });

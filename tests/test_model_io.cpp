@@ -17,6 +17,7 @@
 #include "zeronorm/backend.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/model_io.hpp"
+#include "zeronorm/sparse_svm.hpp"
 #include "zeronorm/svm.hpp"
 
 namespace {
@@ -486,6 +487,134 @@ TEST(ModelIoMalformed, Sections) {
     EXPECT_TRUE(rejected_at(with({"labels 3", "\"1\" -1"}), 12, 8, "labels count must be in 1..2"));
     EXPECT_TRUE(
         rejected_at(with({"labels 2", "\"1\" -1"}), 14, 1, "expected a quoted string for label 2"));
+}
+
+// ---- the optional "method" line and sparse (L0-norm SVM) models ------------------------------
+
+TEST(ModelIoMethod, MethodLineRoundTripsAndIsOptional) {
+    ModelFile file = parse(join(valid_lines()));
+    EXPECT_TRUE(file.method.empty());
+    // A file without the line is written without it: the bytes of a plain SVM model are as
+    // before the line existed.
+    EXPECT_EQ(to_text(file), join(valid_lines()));
+
+    file.method.name = "l0-svm";
+    file.method.parameters = {{"p", zeronorm::model_number(0.0)},
+                              {"variant", "exact"},
+                              {"C_alpha", zeronorm::model_number(0.2)}};
+    const std::string text = to_text(file);
+    EXPECT_NE(text.find("\nmethod l0-svm p=0 variant=exact C_alpha=0.2\n"), std::string::npos)
+        << text;
+    EXPECT_EQ(text.rfind("zeronorm-model 1\n", 0), 0u) << "version stays 1";
+    const ModelFile back = parse(text);
+    EXPECT_EQ(back.method.name, "l0-svm");
+    EXPECT_EQ(back.method.parameters, file.method.parameters);
+    ASSERT_NE(back.method.find("C_alpha"), nullptr);
+    EXPECT_EQ(*back.method.find("C_alpha"), "0.2");
+    EXPECT_EQ(back.method.find("C_xi"), nullptr);
+    expect_same_model(file.model, back.model);
+    EXPECT_EQ(to_text(back), text);
+
+    // A method without parameters, and the line after other sections.
+    auto lines = valid_lines();
+    lines.insert(lines.end() - 1, {"log10 1", "method\tsvm  "});
+    const ModelFile plain = parse(join(lines));
+    EXPECT_EQ(plain.method.name, "svm");
+    EXPECT_TRUE(plain.method.parameters.empty());
+    EXPECT_TRUE(plain.log10);
+}
+
+TEST(ModelIoMethod, MalformedMethodLines) {
+    auto with = [](const std::vector<std::string>& section) {
+        auto lines = valid_lines();
+        lines.insert(lines.end() - 1, section.begin(), section.end());
+        return join(lines);
+    };
+    EXPECT_TRUE(rejected_at(with({"method"}), 12, 7, "expected a method name"));
+    EXPECT_TRUE(rejected_at(with({"method a=b"}), 12, 8, "bad method name 'a=b'"));
+    EXPECT_TRUE(rejected_at(with({"method l0-svm p"}), 12, 15, "expected key=value"));
+    EXPECT_TRUE(rejected_at(with({"method l0-svm p="}), 12, 17, "bad value '' for method parameter 'p'"));
+    EXPECT_TRUE(rejected_at(with({"method l0-svm =1"}), 12, 15, "bad method parameter name ''"));
+    EXPECT_TRUE(rejected_at(with({"method l0-svm 2p=1"}), 12, 15, "bad method parameter name '2p'"));
+    EXPECT_TRUE(rejected_at(with({"method l0-svm p=1=2"}), 12, 17, "bad value '1=2'"));
+    EXPECT_TRUE(rejected_at(with({"method l0-svm p=1 p=2"}), 12, 19, "'p' appears more than once"));
+    EXPECT_TRUE(rejected_at(with({"method l0-svm \"x\"=1"}), 12, 15, "bad method parameter name"));
+    EXPECT_TRUE(rejected_at(with({"method l0-svm", "method svm"}), 13, 1, "appears more than once"));
+    EXPECT_TRUE(rejected_at(with({"method " + std::string(65, 'x')}), 12, 8, "bad method name"));
+
+    // The writer refuses what the reader would reject.
+    ModelFile file = parse(join(valid_lines()));
+    ModelFile bad = file;
+    bad.method.name = "has space";
+    EXPECT_THROW(to_text(bad), zeronorm::InvalidArgument);
+    bad = file;
+    bad.method.parameters = {{"p", "0"}};
+    EXPECT_THROW(to_text(bad), zeronorm::InvalidArgument);
+    bad.method.name = "l0-svm";
+    bad.method.parameters = {{"p", "0"}, {"p", "1"}};
+    EXPECT_THROW(to_text(bad), zeronorm::InvalidArgument);
+    bad.method.parameters = {{"p", ""}};
+    EXPECT_THROW(to_text(bad), zeronorm::InvalidArgument);
+    bad.method.parameters = {{"a-b", "1"}};
+    EXPECT_THROW(to_text(bad), zeronorm::InvalidArgument);
+}
+
+TEST(ModelIoMethod, SparseSvmModelSavesAndPredictsThroughItsExpansionOnly) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(zeronorm::testing::test_seed());
+    auto backend = zeronorm::make_cpu_backend();
+    const zeronorm::Dataset data = zeronorm::testing::random_two_class(80, 3, rng);
+    zeronorm::SparseSvmOptions options;
+    options.kernel.type = KernelType::Rbf;
+    options.kernel.gamma = 0.5;
+    const zeronorm::SparseSvmResult r = zeronorm::train_sparse_svm(*backend, data, options);
+    const zeronorm::SparseSvmModel& sparse = r.model;
+    ASSERT_GT(sparse.n_terms(), 0);
+    ASSERT_LT(sparse.n_terms(), data.n_samples());
+
+    const SvmModel as_svm = sparse.to_svm_model();
+    EXPECT_EQ(as_svm.n_support(), sparse.n_terms());
+    EXPECT_EQ(as_svm.support_vectors, sparse.expansion_points);
+    EXPECT_EQ(as_svm.coef, sparse.alpha);
+    EXPECT_EQ(as_svm.bias, sparse.bias);
+
+    const fs::path dir = scratch_dir("sparse");
+    const std::string path = (dir / "l0.model").string();
+    ModelFile file;
+    file.model = as_svm;
+    file.method.name = "l0-svm";
+    file.method.parameters = {{"p", "0"}, {"variant", "exact"}};
+    zeronorm::save_model(file, path);
+    const ModelFile loaded = zeronorm::load_model_file(path);
+    EXPECT_EQ(loaded.method.name, "l0-svm");
+    EXPECT_EQ(loaded.model.n_support(), sparse.n_terms());
+    expect_same_model(as_svm, loaded.model);
+
+    const Matrix X = zeronorm::testing::random_matrix(150, 3, rng, -3, 3);
+    const Vector f_sparse = sparse.decision_function(*backend, X);
+    const Vector f_loaded = loaded.model.decision_function(*backend, X);
+    for (Index i = 0; i < X.rows(); ++i) ASSERT_EQ(f_sparse[i], f_loaded[i]) << "row " << i;
+    EXPECT_EQ(sparse.predict(*backend, X), loaded.model.predict(*backend, X));
+}
+
+TEST(ModelIoMethod, SparseModelWithoutTermsIsTheConstantBias) {
+    zeronorm::SparseSvmModel sparse;
+    sparse.kernel.type = KernelType::Rbf;
+    sparse.expansion_points.resize(0, 2);
+    sparse.alpha.resize(0);
+    sparse.bias = -0.5;
+    ModelFile file;
+    file.model = sparse.to_svm_model();
+    file.method.name = "l0-svm";
+    const ModelFile back = parse(to_text(file));
+    EXPECT_EQ(back.model.n_support(), 0);
+    EXPECT_EQ(back.model.n_features(), 2);
+    auto backend = zeronorm::make_cpu_backend();
+    EXPECT_EQ(back.model.decision_function(*backend, Matrix::Ones(3, 2)), Vector::Constant(3, -0.5));
+
+    zeronorm::SparseSvmModel broken = sparse;
+    broken.alpha = Vector::Ones(1);
+    EXPECT_THROW(broken.to_svm_model(), zeronorm::DimensionMismatch);
 }
 
 }  // namespace

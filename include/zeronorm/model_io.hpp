@@ -14,8 +14,9 @@
 //   n_support 3
 //   0.75 0.1 -2.5              n_support lines: coef x_1 ... x_d
 //   ...
-//   log10 1                    optional sections, any order, each at most once:
-//   standardize 2              log10 flag, standardizer (then "mean ..." and "scale ..." lines),
+//   method l0-svm p=0 C_xi=1   optional sections, any order, each at most once: how the
+//   log10 1                    expansion was trained (metadata only), log10 flag,
+//   standardize 2              standardizer (then "mean ..." and "scale ..." lines),
 //   mean 0.5 1                 feature names (one quoted name per line), label mapping
 //   scale 2 3                  (one quoted original label and its +-1 value per line)
 //   feature_names 2
@@ -25,6 +26,13 @@
 //   "1" -1
 //   "2" 1
 //   end
+//
+// Every model is the kernel expansion f(x) = sum_i coef_i k(x, x_i) + bias: the dual SVM
+// (coef = beta_i y_i over its support vectors) and the sparse L0/Lp-norm SVM (coef = alpha_i over
+// its expansion points; see SparseSvmModel::to_svm_model) alike, so prediction never depends on
+// the optional "method" line. Files without it are plain SVMs; it was added to version 1 as an
+// optional section, so every earlier version-1 file still reads unchanged (a reader older than
+// the line rejects a file that has it, at that line, with "expected a section").
 //
 // Numbers are written in the shortest form that reads back to the same double (std::to_chars),
 // so a loaded model predicts bit-for-bit what the saved one did. Loading is strict: every count
@@ -37,6 +45,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "zeronorm/dataset.hpp"
@@ -45,9 +54,27 @@
 
 namespace zeronorm {
 
+// The optional "method" line: which training method produced the expansion, and its settings,
+// as "method NAME KEY=VALUE ...". Metadata for people and tools; prediction ignores it.
+// NAME and each VALUE are 1-64 printable ASCII characters without spaces, '"' or '='; each KEY
+// is [A-Za-z_][A-Za-z0-9_]* (at most 64 characters), every key at most once.
+struct ModelMethod {
+    std::string name;  // e.g. "l0-svm"; empty: no method line (a plain SVM)
+    std::vector<std::pair<std::string, std::string>> parameters;  // in file order
+
+    bool empty() const { return name.empty(); }
+    // The value of `key`, or nullptr.
+    const std::string* find(const std::string& key) const;
+};
+
+// A number as the model writer writes it (shortest round-trip form, C locale), for
+// ModelMethod values.
+std::string model_number(double value);
+
 // A model together with what turns raw data into the model's input.
 struct ModelFile {
     SvmModel model;
+    ModelMethod method;  // how it was trained (optional metadata)
     // Raw features -> log10 (when log10 is set) -> standardizer (when present) -> model.
     bool log10 = false;
     std::optional<Standardizer> standardizer;

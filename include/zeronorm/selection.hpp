@@ -18,7 +18,7 @@ namespace zeronorm {
 
 enum class SelectionMethod {
     L2Arom,  // Problem 8: SVM on z*x, z <- z*|w|  (sec. 3.1-3.2)
-    L1Arom,  // Problem 7: an LP per step
+    L1Arom,  // Problem 7: the same loop with an LP per step, min sum_j |w_j| (sec. 3.1)
     Rfe,     // recursive feature elimination with a linear SVM (sec. 4.3)
     Corr,    // correlation score (mu+ - mu-)^2 / (s+^2 + s-^2)  (sec. 4.2)
 };
@@ -47,6 +47,10 @@ struct SelectionOptions {
     // kernel diagonal for inseparable data (sec. 3.2). A finite C gives a soft margin.
     // C = infinity with ridge = 0 is the pure hard margin: it needs linearly separable data, and
     // a NumericalError says so when an inner SVM finds the data not separable.
+    // l1-AROM: the inner LP (Problem 7) has slacks with cost C when C is finite and none when C
+    // is infinite (then inseparable data give a NumericalError asking for a finite C); `ridge`
+    // is a kernel-diagonal term of the l2 dual and does not enter the LP (it still serves as
+    // the final classifier's ridge when final_ridge < 0).
     double C = std::numeric_limits<double>::infinity();
     double ridge = 0.0;
     // AROM: a component with z_j <= prune_tolerance * max(z) is removed for good.
@@ -79,7 +83,8 @@ struct SelectionOptions {
 struct SelectionIteration {
     Index n_features = 0;    // features still alive after this iteration
     // Optimal value of the inner SVM(s), summed over machines: minus the SMO dual objective,
-    // i.e. 1/2 |w_bar|^2 for a hard margin without ridge (l2-AROM, RFE).
+    // i.e. 1/2 |w_bar|^2 for a hard margin without ridge (l2-AROM, RFE); l1-AROM: the LP
+    // objective sum_j |w_bar_j| (+ C sum_i xi_i).
     double objective = 0.0;
     double max_change = 0.0; // AROM: max_j |z_j - z_j_prev| before pruning; RFE: 0
 };
@@ -107,7 +112,7 @@ struct FeatureSubset {
 
 struct SelectionResult {
     std::vector<FeatureSubset> subsets;  // one per requested feature count, same order
-    // Per-feature score of the method, d entries, larger is better: l2-AROM the final z (0 once
+    // Per-feature score of the method, d entries, larger is better: AROM the final z (0 once
     // pruned); RFE d minus the feature's 0-based rank; CORR the correlation score.
     Vector scores;
     std::vector<SelectionIteration> trace;

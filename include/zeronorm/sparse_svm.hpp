@@ -20,6 +20,7 @@
 #include "zeronorm/kernel.hpp"
 #include "zeronorm/smo.hpp"
 #include "zeronorm/status.hpp"
+#include "zeronorm/svm.hpp"
 
 namespace zeronorm {
 
@@ -84,6 +85,10 @@ struct SparseSvmModel {
     Vector decision_function(Backend& backend, const Matrix& X) const;
     // sign(f(x)) as +-1 (0 maps to +1).
     Vector predict(Backend& backend, const Matrix& X) const;
+    // The same expansion as an SvmModel (support_vectors = expansion points, coef = alpha, same
+    // kernel and bias): SvmModel's f(x) = sum_i coef_i k(x, x_i) + b is exactly this model's,
+    // so it can be saved and loaded as a model file and predicted through the sparse terms only.
+    SvmModel to_svm_model() const;
 };
 
 // One outer step t (steps 2-7 of 002 §3.4.3).

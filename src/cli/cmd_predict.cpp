@@ -1,5 +1,7 @@
 // zeronorm predict DATA --model FILE: applies a saved model (and its preprocessing) to data and
-// reports the error rate against the data's labels.
+// reports the error rate against the data's labels. Every model file is a kernel expansion
+// f(x) = sum_i coef_i k(x, x_i) + b (an L2-SVM's support vectors or an L0-SVM's few expansion
+// points), so one code path predicts both.
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -108,6 +110,8 @@ public:
             j["error_rate"] = error ? nlohmann::ordered_json(*error) : nlohmann::ordered_json();
             j["n_errors"] = error ? nlohmann::ordered_json(n_errors) : nlohmann::ordered_json();
             j["n_samples"] = data.n_samples();
+            j["method"] = file.method.empty() ? std::string("svm") : file.method.name;
+            j["n_support"] = file.model.n_support();
             emit(common, j.dump() + "\n");
             return;
         }

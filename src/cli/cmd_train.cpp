@@ -1,12 +1,73 @@
 // zeronorm train DATA --model FILE: fits a two-class SVM and saves it with its preprocessing.
+//
+// --method svm (default): the L2-norm (dual) SVM of train_svm.
+// --method l0-svm: the sparse L0/Lp-norm SVM of train_sparse_svm (Huang et al. 2008, seed 002,
+// §3.4). Its model f(x) = sum_i alpha_i k(x, x_i) + b is saved as an ordinary model file (the
+// expansion points as support vectors, alpha as coefficients) plus a "method l0-svm ..." line,
+// so `zeronorm predict` uses it unchanged and evaluates only the sparse terms.
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli.hpp"
 #include "zeronorm/model_io.hpp"
+#include "zeronorm/sparse_svm.hpp"
 
 namespace zeronorm::cli {
 namespace {
+
+bool given(const CLI::Option* option) {
+    return option != nullptr && option->count() > 0;
+}
+
+// Options of --method l0-svm (defaults: the paper's §4.1 settings).
+struct SparseCliOptions {
+    double p = 0.0;
+    std::string variant = "exact";
+    double C_xi = 1.0;
+    double C_alpha = 0.2;
+    double epsilon = 1e-4;
+    int max_outer_iterations = 100;
+    CLI::Option* p_option = nullptr;
+    CLI::Option* variant_option = nullptr;
+    CLI::Option* C_xi_option = nullptr;
+    CLI::Option* C_alpha_option = nullptr;
+    CLI::Option* epsilon_option = nullptr;
+    CLI::Option* outer_option = nullptr;
+
+    void add_to(CLI::App& app) {
+        p_option = app.add_option("--p", p,
+                                  "l0-svm: norm exponent, 0 = L0, 0 < p <= 2 = Lp (Prop. 4)")
+                       ->capture_default_str();
+        variant_option =
+            app.add_option("--variant", variant,
+                           "l0-svm: exact K_(t) (one Cholesky per step) or the inversion-free "
+                           "diagonal form of 002 §3.4.3")
+                ->check(CLI::IsMember({"exact", "diagonal"}))
+                ->capture_default_str();
+        C_xi_option =
+            app.add_option("--C-xi", C_xi, "l0-svm: slack penalty C_xi")->capture_default_str();
+        C_alpha_option = app.add_option("--C-alpha", C_alpha,
+                                        "l0-svm: weight C_alpha of the sparsity term")
+                             ->capture_default_str();
+        epsilon_option = app.add_option("--epsilon", epsilon,
+                                        "l0-svm: pruning threshold on |alpha_i| and stopping "
+                                        "threshold on max|delta alpha|")
+                             ->capture_default_str();
+        outer_option = app.add_option("--max-outer-iterations", max_outer_iterations,
+                                      "l0-svm: cap T_max on the outer (reweighting) steps")
+                           ->capture_default_str();
+    }
+
+    // The names of the l0-svm options that were given (for an error under --method svm).
+    std::string given_names() const {
+        std::string names;
+        for (const CLI::Option* o :
+             {p_option, variant_option, C_xi_option, C_alpha_option, epsilon_option, outer_option})
+            if (given(o)) names += (names.empty() ? "" : ", ") + o->get_name();
+        return names;
+    }
+};
 
 class TrainCommand : public Command {
 public:
@@ -14,13 +75,42 @@ public:
         app = parent.add_subcommand("train", "Train a two-class SVM and save the model");
         app->add_option("data", data_path, "Training data (.csv, else LIBSVM format)")->required();
         app->add_option("-m,--model", model_path, "Where to write the model")->required();
+        app->add_option("--method", method,
+                        "svm: L2-norm SVM; l0-svm: sparse L0/Lp-norm SVM (Huang et al. 2008), "
+                        "few expansion terms")
+            ->check(CLI::IsMember({"svm", "l0-svm"}))
+            ->capture_default_str();
         svm.add_to(*app);
+        width_option_ =
+            app->add_option("--width", width,
+                            "Gaussian width sigma of the rbf kernel exp(-|x-x'|^2 / (2 sigma^2)), "
+                            "i.e. gamma = 1 / (2 sigma^2); instead of --gamma")
+                ->excludes(app->get_option("--gamma"));
+        sparse.add_to(*app);
         preprocess.add_to(*app);
         common.add_to(*app);
     }
 
     void run() override {
         svm.check();
+        if (given(width_option_)) {
+            ZN_EXPECTS(std::isfinite(width) && width > 0, "--width must be positive, got " << width);
+            ZN_EXPECTS(svm.kernel == "rbf" || svm.kernel == "weighted-rbf",
+                       "--width is the width of a Gaussian kernel (rbf or weighted-rbf), not of "
+                       "the " << svm.kernel << " kernel; use --gamma");
+        }
+        const bool sparse_method = method == "l0-svm";
+        if (!sparse_method) {
+            const std::string names = sparse.given_names();
+            ZN_EXPECTS(names.empty(), names << " only apply to --method l0-svm");
+        } else {
+            ZN_EXPECTS(!given(app->get_option("--C")),
+                       "--method l0-svm takes --C-xi (slack penalty) and --C-alpha (sparsity "
+                       "weight), not -C");
+            ZN_EXPECTS(!given(app->get_option("--ridge")),
+                       "--ridge does not apply to --method l0-svm");
+        }
+
         auto backend = open_backend(common);
         Dataset data = load_data(data_path, 2, common);
         require_two_classes(data, data_path, "train");
@@ -34,10 +124,21 @@ public:
             file.standardizer = Standardizer::fit(data.X);
             data.X = file.standardizer->transform(data.X);
         }
-        const SvmOptions options = svm.build(data.n_features());
+        SvmOptions options = svm.build(data.n_features());
+        if (given(width_option_)) options.kernel.gamma = 1.0 / (2.0 * width * width);
+        if (sparse_method) {
+            train_sparse(*backend, data, options, file);
+        } else {
+            train_plain(*backend, data, options, file);
+        }
+    }
+
+private:
+    void train_plain(Backend& backend, const Dataset& data, const SvmOptions& options,
+                     ModelFile& file) {
         progress(common, "training " + to_string(options.kernel.type) + " SVM on " +
-                             backend->description());
-        const SvmTrainResult result = train_svm(*backend, data, options);
+                             backend.description());
+        const SvmTrainResult result = train_svm(backend, data, options);
         if (result.smo.status != Status::Success)
             warning(std::string("the solver stopped with status ") + to_string(result.smo.status));
         file.model = result.model;
@@ -48,6 +149,7 @@ public:
         if (common.json) {
             nlohmann::ordered_json j;
             j["model"] = model_path;
+            j["method"] = "svm";
             j["kernel"] = to_string(options.kernel.type);
             j["gamma"] = options.kernel.gamma;
             j["C"] = options.smo.C;
@@ -62,7 +164,7 @@ public:
             j["status"] = to_string(result.smo.status);
             j["bias"] = result.model.bias;
             j["train_seconds"] = result.train_seconds;
-            j["backend"] = backend->description();
+            j["backend"] = backend.description();
             emit(common, j.dump() + "\n");
             return;
         }
@@ -79,10 +181,98 @@ public:
         emit(common, s.str());
     }
 
-private:
+    void train_sparse(Backend& backend, const Dataset& data, const SvmOptions& svm_options,
+                      ModelFile& file) {
+        SparseSvmOptions options;
+        options.kernel = svm_options.kernel;
+        options.p = sparse.p;
+        options.variant = parse_sparse_svm_variant(sparse.variant);
+        options.C_xi = sparse.C_xi;
+        options.C_alpha = sparse.C_alpha;
+        options.epsilon = sparse.epsilon;
+        options.max_iterations = sparse.max_outer_iterations;
+        // The inner SMO keeps its own tighter default tolerance (see SparseSvmOptions::smo)
+        // unless --tolerance / --max-iterations were given.
+        if (given(app->get_option("--tolerance"))) options.smo.tolerance = svm.tolerance;
+        if (given(app->get_option("--max-iterations")))
+            options.smo.max_iterations = svm.max_iterations;
+        options.smo.cache_mb = svm.cache_mb;
+        options.validate(data.n_features());
+
+        const std::string name = sparse.p == 0.0 ? "L0-norm" : "Lp-norm (p = " + fmt(sparse.p) + ")";
+        progress(common, "training " + to_string(options.kernel.type) + " " + name + " SVM on " +
+                             backend.description());
+        const SparseSvmResult result = train_sparse_svm(backend, data, options);
+        if (result.status != Status::Success)
+            warning(std::string("the L0-SVM stopped with status ") + to_string(result.status) +
+                    (result.message.empty() ? "" : ": " + result.message));
+        file.model = result.model.to_svm_model();
+        file.method.name = "l0-svm";
+        file.method.parameters = {{"p", model_number(options.p)},
+                                  {"variant", to_string(options.variant)},
+                                  {"C_xi", model_number(options.C_xi)},
+                                  {"C_alpha", model_number(options.C_alpha)},
+                                  {"epsilon", model_number(options.epsilon)},
+                                  {"iterations", std::to_string(result.iterations)},
+                                  {"status", to_string(result.status)}};
+        save_model(file, model_path);
+        progress(common, "model written to " + model_path);
+
+        const double objective = result.trace.empty() ? 0.0 : result.trace.back().objective;
+        std::int64_t smo_iterations = 0;
+        for (const auto& step : result.trace) smo_iterations += step.smo_iterations;
+        const bool converged = result.status == Status::Success;
+        if (common.json) {
+            nlohmann::ordered_json j;
+            j["model"] = model_path;
+            j["method"] = "l0-svm";
+            j["p"] = options.p;
+            j["variant"] = to_string(options.variant);
+            j["kernel"] = to_string(options.kernel.type);
+            j["gamma"] = options.kernel.gamma;
+            j["C_xi"] = options.C_xi;
+            j["C_alpha"] = options.C_alpha;
+            j["epsilon"] = options.epsilon;
+            j["n_samples"] = data.n_samples();
+            j["n_features"] = data.n_features();
+            j["n_support"] = result.model.n_terms();
+            j["objective"] = objective;
+            j["iterations"] = result.iterations;
+            j["smo_iterations"] = smo_iterations;
+            j["converged"] = converged;
+            j["status"] = to_string(result.status);
+            if (!result.message.empty()) j["message"] = result.message;
+            j["bias"] = result.model.bias;
+            nlohmann::ordered_json active = nlohmann::ordered_json::array();
+            for (const auto& step : result.trace) active.push_back(step.active_terms);
+            j["active_terms"] = std::move(active);  // m at the start of each outer step
+            j["training_indices"] = result.model.training_indices;
+            j["train_seconds"] = result.train_seconds;
+            j["backend"] = backend.description();
+            emit(common, j.dump() + "\n");
+            return;
+        }
+        std::ostringstream s;
+        s << "trained an " << name << " SVM (" << to_string(options.kernel.type) << " kernel, "
+          << to_string(options.variant) << " K_(t)) on " << data_path << " (" << data.n_samples()
+          << " samples x " << data.n_features() << " features)\n"
+          << "  expansion terms  " << result.model.n_terms() << "\n"
+          << "  objective        " << fmt(objective) << "\n"
+          << "  outer steps      " << result.iterations << " (" << to_string(result.status)
+          << ")\n"
+          << "  bias             " << fmt(result.model.bias) << "\n"
+          << "  training time    " << fmt(result.train_seconds) << " s\n"
+          << "  model            " << model_path << "\n";
+        emit(common, s.str());
+    }
+
     std::string data_path;
     std::string model_path;
+    std::string method = "svm";
+    double width = 0.0;
+    CLI::Option* width_option_ = nullptr;
     SvmCliOptions svm;
+    SparseCliOptions sparse;
     PreprocessOptions preprocess;
 };
 

@@ -216,5 +216,51 @@ run select_bad select "$DATA/sonar/sonar.csv" --features 0
 expect_rc select_bad 1
 expect_error_prefix select_bad
 
+# ---- sparse L0-norm SVM (Huang et al. 2008): train --method l0-svm, predict unchanged ---------
+L0MODEL=$TMP/ripley_l0.model
+run l0_train train "$DATA/ripley/ripley_train.csv" --model "$L0MODEL" --method l0-svm --kernel rbf --gamma 2 --C-xi 1 --C-alpha 0.2 --json
+expect_rc l0_train 0
+py l0_train 'd["method"] == "l0-svm" and d["p"] == 0 and d["variant"] == "exact"'
+py l0_train '0 < d["n_support"] < 15 and d["n_samples"] == 250'
+py l0_train 'isinstance(d["converged"], bool) and d["status"] in ("success", "no_convergence")'
+py l0_train 'all(k in d for k in ["objective", "iterations", "train_seconds", "bias"])'
+py l0_train 'd["C_xi"] == 1 and abs(d["C_alpha"] - 0.2) < 1e-15 and d["gamma"] == 2'
+py l0_train 'len(d["active_terms"]) == d["iterations"] and d["active_terms"][0] == 250'
+py l0_train 'len(d["training_indices"]) == d["n_support"]'
+head -n 1 "$L0MODEL" | grep -qx 'zeronorm-model 1' && pass "l0 model magic" || fail "l0 model magic"
+grep -Eq '^method l0-svm p=0 variant=exact C_xi=1 C_alpha=0\.2 ' "$L0MODEL" && pass "l0 method line" || fail "l0 method line"
+run l0_predict predict "$DATA/ripley/ripley_test.csv" --model "$L0MODEL" --json
+expect_rc l0_predict 0
+py l0_predict 'd["error_rate"] < 0.15 and d["n_samples"] == 1000 and d["method"] == "l0-svm"'
+py l0_predict 'd["n_support"] < 15'
+
+# --width sigma means gamma = 1 / (2 sigma^2): width 0.5 is gamma 2, the paper's Ripley kernel.
+run l0_width train "$DATA/ripley/ripley_train.csv" --model "$TMP/w.model" --method l0-svm --width 0.5 --variant diagonal --json --quiet
+expect_rc l0_width 0
+py l0_width 'd["gamma"] == 2 and d["variant"] == "diagonal" and d["n_support"] < 40'
+run l0_human train "$DATA/ripley/ripley_train.csv" --model "$TMP/h.model" --method l0-svm --p 1 --gamma 2 --max-outer-iterations 5 --quiet
+expect_rc l0_human 0
+expect_grep l0_human out 'expansion terms'
+run l0_both train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --method l0-svm --width 0.5 --gamma 2
+expect_rc l0_both 1
+expect_error_prefix l0_both
+run l0_C train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --method l0-svm --C 5
+expect_rc l0_C 1
+expect_grep l0_C err 'C-xi'
+run l0_svm_flags train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --C-alpha 0.2
+expect_rc l0_svm_flags 1
+expect_grep l0_svm_flags err 'only apply to --method l0-svm'
+run l0_bad_p train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --method l0-svm --p 3
+expect_rc l0_bad_p 1
+expect_grep l0_bad_p err 'p must be in \[0, 2\]'
+run l0_bad_calpha train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --method l0-svm --C-alpha 0
+expect_rc l0_bad_calpha 1
+expect_grep l0_bad_calpha err 'C_alpha must be positive'
+run l0_bad_width train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --method l0-svm --width -1
+expect_rc l0_bad_width 1
+expect_grep l0_bad_width err 'width must be positive'
+run l0_bad_method train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --method rvm
+expect_rc l0_bad_method 1
+
 echo "$failures failure(s)"
 [ "$failures" = 0 ]
