@@ -10,7 +10,10 @@
 // mean +- standard error over the runs, beside the paper's numbers.
 //
 // Usage: repro_huang2008 [--data-dir DIR] [--runs N] [--seed S] [--backend cpu|cuda]
-//                        [--csv FILE]
+//                        [--csv FILE] [--subsets FILE]
+// --subsets writes the Table 1 training subsets (one line per run: the 0-based rows of
+// ripley_train.csv, comma-separated), so that a peer (bench/peers/rvm_peer.py) trains on exactly
+// the same 20 subsets.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -95,6 +98,7 @@ int main(int argc, char** argv) {
     std::string data_dir = ZERONORM_DATA_DIR;
     std::string backend_name = "cpu";
     std::string csv_path;
+    std::string subsets_path;
     int runs = 20;
     std::uint64_t seed = 2008;
     for (int i = 1; i < argc; ++i) {
@@ -116,9 +120,11 @@ int main(int argc, char** argv) {
             backend_name = next();
         else if (arg == "--csv")
             csv_path = next();
+        else if (arg == "--subsets")
+            subsets_path = next();
         else {
             std::cerr << "usage: repro_huang2008 [--data-dir DIR] [--runs N] [--seed S] "
-                         "[--backend cpu|cuda] [--csv FILE]\n";
+                         "[--backend cpu|cuda] [--csv FILE] [--subsets FILE]\n";
             return 2;
         }
     }
@@ -178,6 +184,11 @@ int main(int argc, char** argv) {
             csv.open(csv_path);
             csv << "noise,run,method,seconds,terms,test_error,iterations,status\n";
         }
+        std::ofstream subsets_out;
+        if (!subsets_path.empty()) {
+            subsets_out.open(subsets_path);
+            if (!subsets_out) throw InvalidArgument("cannot write '" + subsets_path + "'");
+        }
 
         std::cout << "# Huang et al. 2008 (seed 002) Tables 1-2 on Ripley, " << runs
                   << " runs, seed " << seed << ", backend " << backend->description() << "\n\n";
@@ -208,6 +219,11 @@ int main(int argc, char** argv) {
                     std::shuffle(rows.begin(), rows.end(), rng);
                     for (Index k = 0; k < flips; ++k) subset.y[rows[std::size_t(k)]] *= -1.0;
                     if (subset.is_binary()) break;
+                }
+                if (level == 0 && subsets_out) {
+                    for (Index k = 0; k < subset_size; ++k)
+                        subsets_out << (k ? "," : "") << order[std::size_t(k)];
+                    subsets_out << "\n";
                 }
 
                 for (std::size_t c = 0; c < configs.size(); ++c) {

@@ -35,6 +35,7 @@
 
 #include "zeronorm/error.hpp"
 #include "zeronorm/lp_svm.hpp"
+#include "zeronorm/ww_svm.hpp"
 
 namespace zeronorm::detail {
 
@@ -129,6 +130,47 @@ private:
     const SelectionOptions& options_;
     DeviceMatrix X_;  // columns of the alive features only
     std::vector<Vector> beta_;  // warm starts
+};
+
+// Weston-Watkins AROM: one M-SVM dual (ww_svm.hpp) on the rescaled Gram, computed on the backend
+// and solved on the host (n x n), warm-started from the previous alpha; w_bar_k = (X diag z)' c_k.
+class WwSvmFitter final : public AromFitter {
+public:
+    WwSvmFitter(Backend& backend, const Dataset& data, const Machines& machines,
+                const SelectionOptions& options)
+        : backend_(backend), n_classes_(machines.n_classes), options_(options),
+          X_(backend.upload(data.X)) {
+        for (Index i = 0; i < data.n_samples(); ++i) labels_.push_back(int(data.y[i]));
+    }
+
+    AromStep fit(const Vector& z, const IndexVector& alive, std::int64_t iteration) override {
+        const DeviceMatrix z_dev = backend_.upload(Matrix(z));
+        const Matrix K = backend_.download(backend_.kernel_matrix(KernelSpec{}, X_, X_, &z_dev));
+        const WwSvmResult r = solve_ww_svm(K, labels_, n_classes_, ww_options(options_, false),
+                                           alpha_.size() ? &alpha_ : nullptr);
+        if (r.not_separable)
+            throw NumericalError(ww_not_separable_message(
+                step_name("l2-AROM (Weston-Watkins)", iteration, alive.size(), 1, 0)));
+        AromStep step;
+        if (r.status != Status::Success) {
+            step.solved = false;
+            return step;
+        }
+        alpha_ = r.alpha;
+        step.objective = r.dual_objective;  // 1/2 sum_k |w_bar_k|^2 for a hard margin
+        step.w_abs_sum = scaled_weight_sum(backend_, X_, z, r.coef);
+        return step;
+    }
+
+    void compact(const IndexVector& keep) override { X_ = backend_.select_columns(X_, keep); }
+
+private:
+    Backend& backend_;
+    int n_classes_;
+    const SelectionOptions& options_;
+    DeviceMatrix X_;
+    std::vector<int> labels_;
+    Matrix alpha_;  // warm start
 };
 
 // l1-AROM: the LP of Problem 7 per machine, on the host copy of the alive columns.
@@ -271,8 +313,32 @@ Ranking run_arom(AromFitter& fitter, Index d, const SelectionOptions& options,
     return out;
 }
 
+WwSvmOptions ww_options(const SelectionOptions& options, bool final_classifier) {
+    WwSvmOptions o;
+    if (final_classifier) {
+        o.C = options.final_C;
+        o.ridge = options.final_ridge < 0 ? options.ridge : options.final_ridge;
+        o.tolerance = options.final_smo.tolerance;
+    } else {
+        o.C = options.C;
+        o.ridge = options.ridge;
+        o.tolerance = options.smo.tolerance;
+    }
+    return o;
+}
+
+std::string ww_not_separable_message(const std::string& where) {
+    return where + ": data not separable: the hard-margin M-SVM (Problem 10, C = inf, ridge = 0) "
+                   "has no solution or a negligible margin; set a ridge > 0 (--ridge) or a "
+                   "finite C (--C)";
+}
+
 Ranking run_l2_arom(Backend& backend, const Dataset& data, const Machines& machines,
                     const SelectionOptions& options, const IndexVector& counts_desc) {
+    if (!machines.binary() && options.multiclass == MulticlassScheme::WestonWatkins) {
+        WwSvmFitter fitter(backend, data, machines, options);
+        return run_arom(fitter, data.n_features(), options, counts_desc);
+    }
     L2SvmFitter fitter(backend, data, machines, options);
     return run_arom(fitter, data.n_features(), options, counts_desc);
 }

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "selection_common.hpp"
+#include "zeronorm/ww_svm.hpp"
 
 namespace zeronorm::detail {
 
@@ -52,7 +54,14 @@ Vector scaled_weight_sum(Backend& backend, const DeviceMatrix& X, const Vector& 
 Ranking run_arom(AromFitter& fitter, Index d, const SelectionOptions& options,
                  const IndexVector& counts_desc);
 
-// The drivers: build the fitter for the method and run the loop.
+// Options of the Weston-Watkins M-SVM inside AROM (C, ridge, smo.tolerance) or of the final
+// classifier (final_C, final_ridge, final_smo.tolerance), and the message for data it cannot
+// separate with a hard margin.
+WwSvmOptions ww_options(const SelectionOptions& options, bool final_classifier);
+std::string ww_not_separable_message(const std::string& where);
+
+// The drivers: build the fitter for the method and run the loop. l2-AROM uses the
+// Weston-Watkins fitter for K >= 3 classes with MulticlassScheme::WestonWatkins.
 Ranking run_l2_arom(Backend& backend, const Dataset& data, const Machines& machines,
                     const SelectionOptions& options, const IndexVector& counts_desc);
 Ranking run_l1_arom(const Dataset& data, const Machines& machines,

@@ -13,6 +13,7 @@
 #include "arom.hpp"
 #include "selection_common.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/ww_svm.hpp"
 
 namespace zeronorm {
 
@@ -186,6 +187,43 @@ IndexVector order_descending(const Vector& values) {
 
 namespace {
 
+// Weston-Watkins: one M-SVM (final_C, final_ridge) on the selected original columns, stored as
+// one linear SvmModel per class (f_m(x) = w_m.x + b_m; the class is argmax_m f_m, as for
+// one-vs-rest machines).
+FeatureSubset retrain_ww(const Dataset& data, const Machines& machines,
+                         const IndexVector& selected, const SelectionOptions& options) {
+    FeatureSubset subset;
+    const Index r = Index(selected.size());
+    subset.n_features = r;
+    subset.selected = selected;
+    Matrix Xs(data.n_samples(), r);
+    for (Index k = 0; k < r; ++k) Xs.col(k) = data.X.col(selected[std::size_t(k)]);
+    std::vector<int> labels;
+    for (Index i = 0; i < data.n_samples(); ++i) labels.push_back(int(data.y[i]));
+    const WwSvmResult ww = solve_ww_svm(Xs * Xs.transpose(), labels, machines.n_classes,
+                                        ww_options(options, true));
+    std::ostringstream where;
+    where << "final classifier on the " << r << " selected features (Weston-Watkins M-SVM)";
+    if (ww.not_separable) throw NumericalError(ww_not_separable_message(where.str()));
+    subset.class_weights = Xs.transpose() * ww.coef;
+    for (int m = 0; m < machines.n_classes; ++m) {
+        SvmModel model;  // linear kernel
+        IndexVector rows;
+        for (Index i = 0; i < Xs.rows(); ++i)
+            if (ww.coef(i, m) != 0.0) rows.push_back(i);
+        model.support_vectors.resize(Index(rows.size()), r);
+        model.coef.resize(Index(rows.size()));
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            model.support_vectors.row(Index(k)) = Xs.row(rows[k]);
+            model.coef[Index(k)] = ww.coef(rows[k], m);
+        }
+        model.bias = ww.bias[m];
+        subset.classifiers.push_back(std::move(model));
+    }
+    subset.weights = subset.class_weights.cwiseAbs().rowwise().sum();
+    return subset;
+}
+
 // Retrains the final linear SVM(s) on the original columns `selected` (footnote 7).
 FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& machines,
                       const IndexVector& selected, const SelectionOptions& options) {
@@ -234,9 +272,11 @@ SelectionResult select_features(Backend& backend, const Dataset& data,
     data.validate();
     options.validate(data.n_features());
     const detail::Machines machines = detail::make_machines(data.y);
-    if (!machines.binary() && options.multiclass == MulticlassScheme::WestonWatkins)
-        throw InvalidArgument("multiclass scheme ww (Weston-Watkins M-SVM, Problem 10) is not "
-                              "implemented yet; use ovr (one-vs-rest, Problem 11)");
+    if (!machines.binary() && options.multiclass == MulticlassScheme::WestonWatkins &&
+        options.method != SelectionMethod::L2Arom)
+        throw InvalidArgument("multiclass scheme ww (Weston-Watkins M-SVM, Problem 10 with the "
+                              "l2 objective) is implemented for l2-arom only, not for " +
+                              to_string(options.method) + "; use ovr (one-vs-rest)");
 
     IndexVector counts_desc = options.feature_counts;
     std::sort(counts_desc.begin(), counts_desc.end(), std::greater<Index>());
@@ -257,11 +297,13 @@ SelectionResult select_features(Backend& backend, const Dataset& data,
             break;
     }
 
+    const bool ww = !machines.binary() && options.multiclass == MulticlassScheme::WestonWatkins;
     SelectionResult result;
     for (Index r : options.feature_counts) {  // the caller's order
         const auto pos = std::find(counts_desc.begin(), counts_desc.end(), r) - counts_desc.begin();
-        result.subsets.push_back(
-            detail::retrain(backend, data, machines, ranking.selected[std::size_t(pos)], options));
+        const IndexVector& selected = ranking.selected[std::size_t(pos)];
+        result.subsets.push_back(ww ? detail::retrain_ww(data, machines, selected, options)
+                                    : detail::retrain(backend, data, machines, selected, options));
     }
     result.scores = std::move(ranking.scores);
     result.trace = std::move(ranking.trace);

@@ -1,5 +1,5 @@
-// l2-AROM (Weston et al., JMLR 3, 2003, sec. 3.1-3.3, 4.5): the multiplicative update and pruning
-// on a case computed by hand, one-pass consistency of the feature-count path, multi-class
+// l2-AROM and l1-AROM (Weston et al., JMLR 3, 2003, sec. 3.1-3.3, 4.5): the multiplicative update
+// and pruning on cases computed by hand, one-pass consistency of the feature-count path, multi-class
 // one-vs-rest, and a small version of the paper's Table 1 experiment. Run on every backend built.
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@
 #include "zeronorm/error.hpp"
 #include "zeronorm/preprocess.hpp"
 #include "zeronorm/selection.hpp"
+#include "zeronorm/ww_svm.hpp"
 
 namespace zeronorm {
 namespace {
@@ -288,6 +289,321 @@ TEST_P(Arom, SmallTable1Reproduction) {
     RecordProperty("relevant_non_redundant", hits);
     EXPECT_LT(mean_error, 0.10);
     EXPECT_GE(hits, 13);
+}
+
+// l1-AROM (Problem 7) on a case computed by hand. Eight points, three features; the positive
+// points are x_A = (1, 2, +-1) and x_B = (1.5, 0.5, +-1), the negative ones their negations. By
+// the symmetry b = 0 and w3 = 0 (w3 only tightens x.w >= 1 + |w3|), so in the weights v = z .* w
+// of the original features the LP of iteration t is
+//   min sum_j |v_j| / z_j   s.t.  v1 + 2 v2 >= 1,  1.5 v1 + 0.5 v2 >= 1.
+// Iteration 1 (z = 1): the vertex v = (0.6, 0.2), where both rows are tight ((1, 1) = 0.4 (1, 2)
+// + 0.4 (1.5, 0.5), a strictly positive combination, so the optimum is unique): objective 0.8,
+// z <- (0.6, 0.2, 0) / 0.6 = (1, 1/3, 0), feature 3 pruned. Iteration 2: min v1 + 3 |v2|; along
+// the first row v1 = 1 - 2 v2 this is 1 - 2 v2 + 3 |v2|, least at v2 = 0: v = w = (1, 0),
+// objective 1, z <- (1, 0), feature 2 pruned. Iteration 3 (if run): w1 = 1, z unchanged.
+Dataset l1_hand_checked_problem() {
+    Dataset data;
+    data.X.resize(8, 3);
+    data.X << 1, 2, 1,  //
+        1, 2, -1,       //
+        1.5, 0.5, 1,    //
+        1.5, 0.5, -1;
+    data.X.bottomRows(4) = -data.X.topRows(4);
+    data.y.resize(8);
+    data.y << 1, 1, 1, 1, -1, -1, -1, -1;
+    return data;
+}
+
+TEST_P(Arom, L1HandCheckedUpdatesAndPruning) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    SelectionOptions opt;
+    opt.method = SelectionMethod::L1Arom;
+    opt.feature_counts = {1};
+    const SelectionResult result = select_features(*backend, l1_hand_checked_problem(), opt);
+    ASSERT_EQ(result.trace.size(), 2u);
+    EXPECT_EQ(result.trace[0].n_features, 2);
+    EXPECT_NEAR(result.trace[0].objective, 0.8, 1e-9);
+    EXPECT_NEAR(result.trace[0].max_change, 1.0, 1e-9);  // feature 3: 1 -> 0
+    EXPECT_EQ(result.trace[1].n_features, 1);
+    EXPECT_NEAR(result.trace[1].objective, 1.0, 1e-9);
+    EXPECT_NEAR(result.trace[1].max_change, 1.0 / 3.0, 1e-9);  // feature 2: 1/3 -> 0
+    EXPECT_EQ(result.iterations, 2);
+    EXPECT_EQ(result.status, Status::Success);
+    EXPECT_NEAR(result.scores[0], 1.0, 1e-12);
+    EXPECT_EQ(result.scores[1], 0.0);
+    EXPECT_EQ(result.scores[2], 0.0);
+    const FeatureSubset& s = result.subsets[0];
+    EXPECT_EQ(s.selected, IndexVector{0});
+    // Retrained (hard-margin l2 SVM) on the original column (1, 1, 1.5, 1.5, -1, ...): w = 1, b = 0.
+    ASSERT_EQ(s.weights.size(), 1);
+    EXPECT_NEAR(s.weights[0], 1.0, 1e-6);
+    EXPECT_NEAR(s.classifiers[0].bias, 0.0, 1e-6);
+
+    // The same path serves several counts: 3 is passed on iterate 1 (ranking before pruning,
+    // z = (1, 1/3, 0)), 2 is met exactly there, 1 on iterate 2.
+    opt.feature_counts = {3, 2, 1};
+    const SelectionResult path = select_features(*backend, l1_hand_checked_problem(), opt);
+    EXPECT_EQ(path.subsets[0].selected, (IndexVector{0, 1, 2}));
+    EXPECT_EQ(path.subsets[1].selected, (IndexVector{0, 1}));
+    EXPECT_EQ(path.subsets[2].selected, IndexVector{0});
+    EXPECT_EQ(path.iterations, 2);
+}
+
+TEST_P(Arom, L1HardMarginOnInseparableDataAsksForC) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    Dataset twins;  // identical points with opposite labels
+    twins.X.resize(4, 2);
+    twins.X << 0, 0, 1, 1, 0, 0, 1, 1;
+    twins.y.resize(4);
+    twins.y << 1, 1, -1, -1;
+    SelectionOptions opt;
+    opt.method = SelectionMethod::L1Arom;
+    opt.feature_counts = {1};
+    opt.ridge = 0.1;  // does not enter the LP: still an error
+    try {
+        select_features(*backend, twins, opt);
+        ADD_FAILURE() << "expected NumericalError";
+    } catch (const NumericalError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("l1-AROM iteration 1 (2 features)"), std::string::npos) << what;
+        EXPECT_NE(what.find("data not separable"), std::string::npos) << what;
+        EXPECT_NE(what.find("set a finite C (--C)"), std::string::npos) << what;
+    }
+    opt.C = 1.0;  // the soft-margin LP
+    const SelectionResult result = select_features(*backend, twins, opt);
+    EXPECT_EQ(result.subsets[0].selected.size(), 1u);
+}
+
+TEST_P(Arom, L1SoftMarginAndOneVsRestFindTheSignal) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    SelectionOptions opt;
+    opt.method = SelectionMethod::L1Arom;
+    opt.feature_counts = {4};
+    opt.C = 1.0;
+    opt.final_ridge = 0.1;
+    const SelectionResult two = select_features(*backend, sparse_signal(30, 40, 5), opt);
+    Index informative = 0;
+    for (Index j : two.subsets[0].selected) informative += j < 8;
+    EXPECT_GE(informative, 3);
+
+    std::mt19937_64 rng(3);  // class k marked by feature 2k, as in OneVsRestMultiClass
+    std::normal_distribution<double> g(0.0, 1.0);
+    Dataset data;
+    data.X.resize(45, 30);
+    data.y.resize(45);
+    for (Index i = 0; i < 45; ++i) {
+        data.y[i] = double(i % 3);
+        for (Index j = 0; j < 30; ++j) data.X(i, j) = 0.3 * g(rng);
+        data.X(i, 2 * (i % 3)) += 3.0;
+    }
+    opt.feature_counts = {3};
+    opt.C = kInf;
+    IndexVector selected = select_features(*backend, data, opt).subsets[0].selected;
+    std::sort(selected.begin(), selected.end());
+    EXPECT_EQ(selected, (IndexVector{0, 2, 4}));
+}
+
+// Table 1's l1-AROM row at 30 points (paper: 5.9 % +- 0.51 %, 83 of 100 trials with two relevant
+// non-redundant features), small version as for l2-AROM above.
+TEST_P(Arom, L1SmallTable1Reproduction) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(20030301);
+    const int trials = 20;
+    double error_sum = 0;
+    int hits = 0;
+    for (int trial = 0; trial < trials; ++trial) {
+        Dataset train = weston2003::linear_problem(30, rng);
+        Dataset test = weston2003::linear_problem(500, rng);
+        const Standardizer scaler = Standardizer::fit(train.X);
+        train.X = scaler.transform(train.X);
+        test.X = scaler.transform(test.X);
+        SelectionOptions opt;
+        opt.method = SelectionMethod::L1Arom;
+        opt.feature_counts = {2};
+        opt.final_ridge = 1e-4;
+        const FeatureSubset s = select_features(*backend, train, opt).subsets[0];
+        Matrix Xt(500, 2);
+        for (Index k = 0; k < 2; ++k) Xt.col(k) = test.X.col(s.selected[std::size_t(k)]);
+        error_sum += error_rate(s.classifiers[0].predict(*backend, Xt), test.y);
+        hits += weston2003::relevant_non_redundant(s.selected);
+    }
+    const double mean_error = error_sum / trials;
+    RecordProperty("mean_test_error", std::to_string(mean_error));
+    RecordProperty("relevant_non_redundant", hits);
+    EXPECT_LT(mean_error, 0.10);
+    EXPECT_GE(hits, 13);
+}
+
+// Three classes marked by features 0, 2 and 4 (class k by a large value of feature 2k), 30
+// noise features; shared by the one-vs-rest and Weston-Watkins tests.
+Dataset three_marked_classes() {
+    std::mt19937_64 rng(3);
+    std::normal_distribution<double> g(0.0, 1.0);
+    Dataset data;
+    data.X.resize(45, 30);
+    data.y.resize(45);
+    for (Index i = 0; i < 45; ++i) {
+        data.y[i] = double(i % 3);
+        for (Index j = 0; j < 30; ++j) data.X(i, j) = 0.3 * g(rng);
+        data.X(i, 2 * (i % 3)) += 3.0;
+    }
+    return data;
+}
+
+TEST_P(Arom, WestonWatkinsMultiClass) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    const Dataset data = three_marked_classes();
+    SelectionOptions opt;
+    opt.feature_counts = {3};
+    opt.multiclass = MulticlassScheme::WestonWatkins;
+    const SelectionResult result = select_features(*backend, data, opt);
+    EXPECT_EQ(result.status, Status::Success);
+    IndexVector selected = result.subsets[0].selected;
+    std::sort(selected.begin(), selected.end());
+    EXPECT_EQ(selected, (IndexVector{0, 2, 4}));
+    // The final classifier is one M-SVM: three linear models, class = argmax_k (w_k.x + b_k),
+    // with sum_k w_k = 0 (the bias equalities make sum_k c_ik = 0 for every sample).
+    const FeatureSubset& s = result.subsets[0];
+    ASSERT_EQ(s.classifiers.size(), 3u);
+    EXPECT_LE(s.class_weights.rowwise().sum().cwiseAbs().maxCoeff(), 1e-9);
+    EXPECT_TRUE(s.weights.isApprox(s.class_weights.cwiseAbs().rowwise().sum()));
+    Matrix Xs(45, 3);
+    for (Index k = 0; k < 3; ++k) Xs.col(k) = data.X.col(s.selected[std::size_t(k)]);
+    Matrix f(45, 3);
+    for (Index k = 0; k < 3; ++k)
+        f.col(k) = s.classifiers[std::size_t(k)].decision_function(*backend, Xs);
+    for (Index i = 0; i < 45; ++i) {
+        Index best;
+        f.row(i).maxCoeff(&best);
+        EXPECT_EQ(double(best), data.y[i]) << "sample " << i;
+        // Hard margin: f_y - f_k >= 1 for every other class (to the final tolerance).
+        for (Index k = 0; k < 3; ++k)
+            if (double(k) != data.y[i]) {
+                EXPECT_GE(f(i, Index(data.y[i])) - f(i, k), 1.0 - 1e-2);
+            }
+    }
+}
+
+// The first iterate's z is sum_k |w_k| of the M-SVM on the raw data, normalised: computed here
+// from the solver directly (so the loop really uses the Weston-Watkins machine, not one-vs-rest).
+TEST_P(Arom, WestonWatkinsFirstUpdateIsTheSumOfMachineWeights) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    const Dataset data = three_marked_classes();
+    SelectionOptions opt;
+    opt.feature_counts = {3};
+    opt.max_iterations = 1;
+    opt.multiclass = MulticlassScheme::WestonWatkins;
+    const SelectionResult result = select_features(*backend, data, opt);
+    std::vector<int> labels;
+    for (Index i = 0; i < 45; ++i) labels.push_back(int(data.y[i]));
+    WwSvmOptions ww;
+    ww.tolerance = 1e-10;
+    const WwSvmResult r = solve_ww_svm(data.X * data.X.transpose(), labels, 3, ww);
+    const Vector s = (data.X.transpose() * r.coef).cwiseAbs().rowwise().sum();
+    const Vector expected = s / s.maxCoeff();
+    for (Index j = 0; j < 30; ++j)
+        if (result.scores[j] > 0) {
+            EXPECT_NEAR(result.scores[j], expected[j], 1e-5) << j;
+        }
+    EXPECT_NEAR(result.trace[0].objective, 0.5 * (data.X.transpose() * r.coef).squaredNorm(), 1e-6);
+    // One-vs-rest gives a different first update on the same data.
+    opt.multiclass = MulticlassScheme::OneVsRest;
+    const SelectionResult ovr = select_features(*backend, data, opt);
+    EXPECT_GT((ovr.scores - result.scores).cwiseAbs().maxCoeff(), 1e-3);
+}
+
+TEST_P(Arom, WestonWatkinsHardMarginOnInseparableDataSaysSo) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    Dataset data;  // classes 0, 1, 2 at the same two points
+    data.X.resize(6, 2);
+    data.X << 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1;
+    data.y.resize(6);
+    data.y << 0, 1, 2, 0, 1, 2;
+    SelectionOptions opt;
+    opt.feature_counts = {1};
+    opt.multiclass = MulticlassScheme::WestonWatkins;
+    try {
+        select_features(*backend, data, opt);
+        ADD_FAILURE() << "expected NumericalError";
+    } catch (const NumericalError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("l2-AROM (Weston-Watkins) iteration 1"), std::string::npos) << what;
+        EXPECT_NE(what.find("data not separable"), std::string::npos) << what;
+        EXPECT_NE(what.find("set a ridge > 0 (--ridge) or a finite C (--C)"), std::string::npos)
+            << what;
+    }
+    opt.ridge = 0.1;
+    EXPECT_NO_THROW(select_features(*backend, data, opt));
+    opt.method = SelectionMethod::Rfe;  // Weston-Watkins is an l2-AROM scheme
+    try {
+        select_features(*backend, data, opt);
+        ADD_FAILURE() << "expected InvalidArgument";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("implemented for l2-arom only, not for rfe"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// A three-class version of the Table 1 problem: class centres (2, 0), (-1, 1.7), (-1, -1.7) in
+// features x1, x2 (unit-variance noise), 48 noise features N(0, 20), standardised; 30 training
+// points, 2 features chosen, 500 test points, 10 trials. Both multi-class schemes should find
+// {x1, x2} nearly always.
+TEST_P(Arom, MultiClassSmallTable1Analogue) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(20030310);
+    const auto draw = [&](Index n) {
+        std::normal_distribution<double> g(0.0, 1.0);
+        const double cx[3] = {2.0, -1.0, -1.0}, cy[3] = {0.0, 1.7, -1.7};
+        Dataset d;
+        d.X.resize(n, 50);
+        d.y.resize(n);
+        for (Index i = 0; i < n; ++i) {
+            const int c = int(i % 3);
+            d.y[i] = c;
+            d.X(i, 0) = cx[c] + g(rng);
+            d.X(i, 1) = cy[c] + g(rng);
+            for (Index j = 2; j < 50; ++j) d.X(i, j) = 20.0 * g(rng);
+        }
+        return d;
+    };
+    for (MulticlassScheme scheme : {MulticlassScheme::WestonWatkins, MulticlassScheme::OneVsRest}) {
+        std::mt19937_64 saved = rng;
+        double error_sum = 0;
+        int hits = 0;
+        const int trials = 10;
+        for (int trial = 0; trial < trials; ++trial) {
+            Dataset train = draw(30), test = draw(500);
+            const Standardizer scaler = Standardizer::fit(train.X);
+            train.X = scaler.transform(train.X);
+            test.X = scaler.transform(test.X);
+            SelectionOptions opt;
+            opt.feature_counts = {2};
+            opt.multiclass = scheme;
+            opt.final_ridge = 1e-2;  // two features rarely separate three classes
+            const FeatureSubset s = select_features(*backend, train, opt).subsets[0];
+            IndexVector sorted = s.selected;
+            std::sort(sorted.begin(), sorted.end());
+            hits += sorted == IndexVector{0, 1};
+            Matrix Xt(500, 2), f(500, 3);
+            for (Index k = 0; k < 2; ++k) Xt.col(k) = test.X.col(s.selected[std::size_t(k)]);
+            for (Index k = 0; k < 3; ++k)
+                f.col(k) = s.classifiers[std::size_t(k)].decision_function(*backend, Xt);
+            Index wrong = 0;
+            for (Index i = 0; i < 500; ++i) {
+                Index best;
+                f.row(i).maxCoeff(&best);
+                wrong += double(best) != test.y[i];
+            }
+            error_sum += double(wrong) / 500.0;
+        }
+        rng = saved;  // the same draws for both schemes
+        const std::string name = scheme == MulticlassScheme::WestonWatkins ? "ww" : "ovr";
+        RecordProperty(name + "_mean_test_error", std::to_string(error_sum / trials));
+        RecordProperty(name + "_hits", hits);
+        EXPECT_GE(hits, 8) << name;
+        EXPECT_LT(error_sum / trials, 0.20) << name;
+    }
 }
 
 ZN_INSTANTIATE_FOR_BACKENDS(Arom);

@@ -37,7 +37,9 @@ inline SmoOptions default_selection_smo() {
 }
 
 // Labels: two classes as -1/+1, or K >= 3 classes as 0..K-1 (every class present); multi-class
-// data is handled by one-vs-rest machines (Problem 11) for every method.
+// data is handled by one-vs-rest machines (Problem 11) for every method, or, for l2-AROM with
+// multiclass = WestonWatkins, by one Weston-Watkins M-SVM (Problem 10 with the objective
+// sum_k |w_k|^2, ww_svm.hpp) inside the loop and as the final classifier.
 struct SelectionOptions {
     SelectionMethod method = SelectionMethod::L2Arom;
     // Feature counts wanted, in any order, each in 1..d, no duplicates; one run serves all of
@@ -62,6 +64,9 @@ struct SelectionOptions {
     // RFE: fraction of the remaining features removed per round, in [0, 1) (0: one per round;
     // otherwise max(1, floor(fraction * remaining)), never stepping past a requested count).
     double rfe_fraction = 0.0;
+    // K >= 3 classes: OneVsRest (every method) or WestonWatkins (l2-AROM only; C, ridge and
+    // smo.tolerance apply to its M-SVM as to the SVMs above; another method with it is an
+    // InvalidArgument). Ignored for two classes, where both are the same machine.
     MulticlassScheme multiclass = MulticlassScheme::OneVsRest;
     // Final classifier retrained on the selected original features (linear kernel).
     double final_C = std::numeric_limits<double>::infinity();
@@ -104,10 +109,13 @@ struct FeatureSubset {
     Index n_features = 0;
     IndexVector selected;      // column indices into the original data, best first
     // Weight of each selected feature: the final classifier's w (two classes), or
-    // sum_k |w_k| over the one-vs-rest machines (multi-class; signed w_k in class_weights).
+    // sum_k |w_k| over the machines (multi-class; signed w_k in class_weights).
     Vector weights;
     Matrix class_weights;      // r x (number of machines): column k is machine k's w
-    std::vector<SvmModel> classifiers;  // retrained on the selected columns; one per one-vs-rest machine
+    // Retrained on the selected columns: one per one-vs-rest machine, or for Weston-Watkins one
+    // linear model per class with f_k(x) = w_k.x + b_k; either way the predicted class of x is
+    // argmax_k f_k(x).
+    std::vector<SvmModel> classifiers;
 };
 
 struct SelectionResult {
@@ -126,8 +134,9 @@ struct SelectionResult {
 };
 
 // Runs the method on the backend, then retrains a linear SVM (final_C, final_ridge) on the
-// original columns of every subset. Throws InvalidArgument for bad options or labels, and
-// NumericalError when a hard margin without ridge meets data that are not linearly separable.
+// original columns of every subset (Weston-Watkins: an M-SVM). Throws InvalidArgument for bad
+// options or labels, and NumericalError when a hard margin without ridge meets data that are not
+// linearly separable (l1-AROM: when its hard-margin LP is infeasible).
 SelectionResult select_features(Backend& backend, const Dataset& data,
                                 const SelectionOptions& options);
 

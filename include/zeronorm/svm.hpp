@@ -14,8 +14,9 @@ namespace zeronorm {
 struct SvmOptions {
     KernelSpec kernel;
     SmoOptions smo;
-    // Use a precomputed n x n kernel when it takes at most this many MiB, else columns on demand.
-    double max_kernel_mb = 2048.0;
+    // Use a precomputed n x n kernel when it takes at most this many MiB (n <= ~2000 at the
+    // default), else columns on demand with the SMO cache: SMO touches few columns of a large K.
+    double max_kernel_mb = 32.0;
 
     void validate(Index n_features) const;
 };

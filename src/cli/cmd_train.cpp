@@ -102,7 +102,7 @@ public:
         const bool sparse_method = method == "l0-svm";
         if (!sparse_method) {
             const std::string names = sparse.given_names();
-            ZN_EXPECTS(names.empty(), names << " only apply to --method l0-svm");
+            ZN_EXPECTS(names.empty(), "only --method l0-svm takes " << names);
         } else {
             ZN_EXPECTS(!given(app->get_option("--C")),
                        "--method l0-svm takes --C-xi (slack penalty) and --C-alpha (sparsity "
@@ -204,7 +204,7 @@ private:
                              backend.description());
         const SparseSvmResult result = train_sparse_svm(backend, data, options);
         if (result.status != Status::Success)
-            warning(std::string("the L0-SVM stopped with status ") + to_string(result.status) +
+            warning(std::string("the sparse SVM stopped with status ") + to_string(result.status) +
                     (result.message.empty() ? "" : ": " + result.message));
         file.model = result.model.to_svm_model();
         file.method.name = "l0-svm";
