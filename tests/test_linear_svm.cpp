@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "zeronorm/error.hpp"
+#include "zeronorm/io.hpp"
 #include "zeronorm/linear_svm.hpp"
 
 namespace {
@@ -53,34 +53,8 @@ Dataset random_problem(Index n, Index d, std::uint64_t seed, double shift = 0.4)
     return data;
 }
 
-// The repository's CSV layout: header line, numeric features, label (+1/-1) in the last column.
 Dataset load_csv(const std::string& name) {
-    const std::string path = std::string(ZERONORM_DATA_DIR) + "/" + name;
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot open " + path);
-    std::string line;
-    std::getline(in, line);  // header
-    std::vector<std::vector<double>> rows;
-    while (std::getline(in, line)) {
-        if (line.empty()) continue;
-        std::vector<double> row;
-        std::stringstream ss(line);
-        std::string cell;
-        while (std::getline(ss, cell, ',')) row.push_back(std::stod(cell));
-        rows.push_back(std::move(row));
-    }
-    Dataset data;
-    const Index n = static_cast<Index>(rows.size());
-    const Index d = static_cast<Index>(rows.front().size()) - 1;
-    data.X.resize(n, d);
-    data.y.resize(n);
-    for (Index i = 0; i < n; ++i) {
-        const auto& row = rows[static_cast<std::size_t>(i)];
-        if (static_cast<Index>(row.size()) != d + 1) throw std::runtime_error("ragged " + path);
-        for (Index j = 0; j < d; ++j) data.X(i, j) = row[static_cast<std::size_t>(j)];
-        data.y(i) = row[static_cast<std::size_t>(d)];
-    }
-    return data;
+    return zeronorm::read_csv(std::string(ZERONORM_DATA_DIR) + "/" + name);
 }
 
 // w~ = [w; b / B] (or w without bias): the variable the solver regularises.
@@ -514,6 +488,7 @@ TEST(LinearSvmEdgeCases, AllZeroFeatureGetsZeroWeight) {
     Dataset without = data;
     without.X.resize(data.n_samples(), data.n_features() - 1);
     without.X << data.X.col(0), data.X.rightCols(data.n_features() - 2);
+    without.feature_names.clear();
     for (LinearLoss loss : {LinearLoss::Hinge, LinearLoss::SquaredHinge}) {
         LinearSvmOptions opt;
         opt.loss = loss;
