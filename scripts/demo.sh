@@ -13,4 +13,4 @@ echo "== l2-AROM on colon cancer (62 samples x 2000 genes), 20 genes, ridge 1e-3
 echo
 echo "== the same path evaluated on 50 stratified 50/12 train/test splits =="
 "$zn" cv "$data" --method l2-arom --features 2000,1000,500,250,100,50,20 --splits 50 \
-      --train-size 50 --ridge 1e-3 --log10 --standardize --seed 1
+      --train-size 50 --ridge 1e-3 --log10 --standardize --seed 1 --quiet
