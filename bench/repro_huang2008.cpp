@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
         rbf.type = KernelType::Rbf;
         rbf.gamma = 1.0 / (0.5 * 0.5);  // width r = 0.5: exp(-|x-x'|^2 / r^2)
 
-        // Our reading (the brief's): gamma = 1 / r^2 = 4. Sensitivity rows: gamma = 1 / (2 r^2) = 2
+        // First reading (Tipping's form): gamma = 1 / r^2 = 4. Sensitivity rows: gamma = 1 / (2 r^2) = 2
         // (width read as sigma in exp(-|x-x'|^2 / (2 sigma^2))), and C_alpha = 0.4 (3.5 read
         // literally: 1/2 w'w + C_alpha alpha'Lambda alpha gives K + 2 C_alpha Lambda in 3.7).
         KernelSpec rbf_sigma = rbf;
