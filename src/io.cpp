@@ -3,6 +3,8 @@
 // Numbers go through std::from_chars, which is independent of the global C/C++ locale.
 #include "zeronorm/io.hpp"
 
+#include "text_file.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -506,39 +508,6 @@ Dataset parse_libsvm_buffer(const char* data, std::size_t size, const std::strin
     return ds;
 }
 
-// ---- input ----------------------------------------------------------------------------------
-
-std::string read_all(std::istream& in, const std::string& name, std::size_t size_hint) {
-    std::string buf;
-    buf.reserve(size_hint);
-    constexpr std::size_t chunk = 1 << 20;
-    std::size_t have = 0;
-    for (;;) {
-        buf.resize(have + chunk);
-        in.read(&buf[have], static_cast<std::streamsize>(chunk));
-        const auto got = in.gcount();
-        have += static_cast<std::size_t>(got);
-        if (got < static_cast<std::streamsize>(chunk)) break;
-    }
-    buf.resize(have);
-    if (in.bad()) throw Error("cannot read '" + name + "': read error");
-    return buf;
-}
-
-std::string read_file(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw InvalidArgument("cannot read '" + path + "': it is a directory");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        const int err = errno;
-        throw InvalidArgument("cannot open '" + path + "' for reading: " +
-                              std::generic_category().message(err));
-    }
-    const auto size = std::filesystem::file_size(path, ec);
-    return read_all(in, path, ec ? 0 : static_cast<std::size_t>(size));
-}
-
 bool ends_with_csv(const std::string& path) {
     if (path.size() < 4) return false;
     std::string ext = path.substr(path.size() - 4);
@@ -549,22 +518,22 @@ bool ends_with_csv(const std::string& path) {
 }  // namespace
 
 Dataset parse_csv(std::istream& in, const std::string& name, const ReadOptions& options) {
-    const std::string buf = read_all(in, name, 0);
+    const std::string buf = detail::read_stream(in, name, 0);
     return parse_csv_buffer(buf.data(), buf.size(), name, options);
 }
 
 Dataset parse_libsvm(std::istream& in, const std::string& name, const ReadOptions& options) {
-    const std::string buf = read_all(in, name, 0);
+    const std::string buf = detail::read_stream(in, name, 0);
     return parse_libsvm_buffer(buf.data(), buf.size(), name, options);
 }
 
 Dataset read_csv(const std::string& path, const ReadOptions& options) {
-    const std::string buf = read_file(path);
+    const std::string buf = detail::read_text_file(path, "");
     return parse_csv_buffer(buf.data(), buf.size(), path, options);
 }
 
 Dataset read_libsvm(const std::string& path, const ReadOptions& options) {
-    const std::string buf = read_file(path);
+    const std::string buf = detail::read_text_file(path, "");
     return parse_libsvm_buffer(buf.data(), buf.size(), path, options);
 }
 

@@ -21,6 +21,8 @@
 // make the reader allocate more than the file's size.
 #include "zeronorm/model_io.hpp"
 
+#include "text_file.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -574,28 +576,6 @@ ModelFile parse_buffer(const std::string& name, const char* data, std::size_t si
     return file;
 }
 
-std::string read_all(std::istream& in, const std::string& name) {
-    std::string buf;
-    char chunk[1 << 16];
-    while (in.read(chunk, sizeof chunk) || in.gcount() > 0)
-        buf.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (in.bad()) throw Error("cannot read '" + name + "': read error");
-    return buf;
-}
-
-std::string read_file(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw InvalidArgument("cannot read model '" + path + "': it is a directory");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        const int err = errno;
-        throw InvalidArgument("cannot open model '" + path +
-                              "' for reading: " + std::generic_category().message(err));
-    }
-    return read_all(in, path);
-}
-
 }  // namespace
 
 const std::string* ModelMethod::find(const std::string& key) const {
@@ -676,7 +656,7 @@ void write_model(std::ostream& out, const ModelFile& file) {
 }
 
 ModelFile parse_model(std::istream& in, const std::string& name) {
-    const std::string buf = read_all(in, name);
+    const std::string buf = detail::read_stream(in, name, 0);
     return parse_buffer(name, buf.data(), buf.size());
 }
 
@@ -712,7 +692,7 @@ void save_model(const SvmModel& model, const std::string& path) {
 }
 
 ModelFile load_model_file(const std::string& path) {
-    const std::string buf = read_file(path);
+    const std::string buf = detail::read_text_file(path, "model ");
     return parse_buffer(path, buf.data(), buf.size());
 }
 
