@@ -64,6 +64,9 @@ struct SvmCliOptions {
 
     void add_to(CLI::App& app);
     bool C_given() const { return C_option_ != nullptr && C_option_->count() > 0; }
+    bool tolerance_given() const {
+        return tolerance_option_ != nullptr && tolerance_option_->count() > 0;
+    }
     // Checks what can be checked before the data is read (InvalidArgument naming the option).
     void check() const;
     // The library options for data with n_features columns.
@@ -72,6 +75,7 @@ struct SvmCliOptions {
 private:
     CLI::Option* gamma_option_ = nullptr;
     CLI::Option* C_option_ = nullptr;
+    CLI::Option* tolerance_option_ = nullptr;
 };
 
 // Feature-selection options of select and cv.

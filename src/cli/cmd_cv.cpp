@@ -91,10 +91,11 @@ private:
         SelectionEvaluationOptions options;
         options.selection = selection.build();
         // The SVM flags (-C, --ridge, -t) serve the SVMs inside the selection; without -C the
-        // selection uses its hard margin (with --ridge), as `select` does.
+        // selection uses its hard margin (with --ridge), and without -t its own tight inner
+        // tolerance, as `select` does.
         options.selection.C = svm.C_given() ? svm.C : std::numeric_limits<double>::infinity();
         options.selection.ridge = svm.ridge;
-        options.selection.smo.tolerance = svm.tolerance;
+        if (svm.tolerance_given()) options.selection.smo.tolerance = svm.tolerance;
         if (!selection.final_C_given()) options.selection.final_C = options.selection.C;
         options.standardize = preprocess.standardize;
         progress(common, scheme(split.size()) + " of " + selection.method + " on " +

@@ -50,8 +50,9 @@ void SvmCliOptions::add_to(CLI::App& app) {
                     ->capture_default_str();
     app.add_option("--ridge", ridge, "Added to the kernel diagonal (2-norm slack)")
         ->capture_default_str();
-    app.add_option("-t,--tolerance", tolerance, "SMO stopping tolerance on the KKT gap")
-        ->capture_default_str();
+    tolerance_option_ = app.add_option("-t,--tolerance", tolerance,
+                                       "SMO stopping tolerance on the KKT gap")
+                            ->capture_default_str();
     app.add_option("--max-iterations", max_iterations, "SMO iteration cap (0: automatic)")
         ->capture_default_str();
     app.add_option("--cache-mb", cache_mb, "Kernel cache for large problems (MiB)")
