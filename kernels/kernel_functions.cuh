@@ -7,14 +7,6 @@
 
 #include "device_ops.hpp"
 
-#ifndef ZN_HD
-#ifdef __CUDACC__
-#define ZN_HD __host__ __device__
-#else
-#define ZN_HD
-#endif
-#endif
-
 namespace zeronorm::cuda_detail {
 
 // x^e by repeated squaring (as LIBSVM's powi); e < 0 gives 1 / x^|e|.

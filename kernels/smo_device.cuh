@@ -20,14 +20,6 @@
 
 #include "device_ops.hpp"
 
-#ifndef ZN_HD
-#ifdef __CUDACC__
-#define ZN_HD __host__ __device__
-#else
-#define ZN_HD
-#endif
-#endif
-
 namespace zeronorm::cuda_detail {
 
 constexpr double kSmoTau = 1e-12;

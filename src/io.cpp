@@ -47,30 +47,6 @@ bool is_blank(const char* b, const char* e) {
     return true;
 }
 
-// The token in single quotes, shortened and with control bytes escaped, for error messages.
-std::string quote(const char* b, const char* e) {
-    constexpr std::ptrdiff_t max_shown = 40;
-    std::string s = "'";
-    const char* stop = (e - b > max_shown) ? b + max_shown : e;
-    for (const char* p = b; p != stop; ++p) {
-        const auto c = static_cast<unsigned char>(*p);
-        if (c == '\r') {
-            s += "\\r";
-        } else if (c == '\t') {
-            s += "\\t";
-        } else if (c < 0x20 || c >= 0x7f) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
-            s += buf;
-        } else {
-            s += static_cast<char>(c);
-        }
-    }
-    if (stop != e) s += "...";
-    s += "'";
-    return s;
-}
-
 // Splits a buffer into lines: '\n' ends a line, a '\r' just before it is dropped, the last
 // line needs no newline, and a UTF-8 byte-order mark at the start is skipped.
 class LineReader {
@@ -193,12 +169,12 @@ std::string number_problem(NumStatus st, const char* b, const char* e, const std
         case NumStatus::empty:
             return "expected a number for " + what + ", got an empty field";
         case NumStatus::non_finite:
-            return "non-finite value " + quote(b, e) + " for " + what +
+            return "non-finite value " + detail::quote_token(b, e) + " for " + what +
                    " (NaN and Inf are not allowed)";
         case NumStatus::overflow:
-            return "value " + quote(b, e) + " for " + what + " overflows a double";
+            return "value " + detail::quote_token(b, e) + " for " + what + " overflows a double";
         default:
-            return "expected a number for " + what + ", got " + quote(b, e);
+            return "expected a number for " + what + ", got " + detail::quote_token(b, e);
     }
 }
 
@@ -375,7 +351,7 @@ Dataset parse_csv_buffer(const char* data, std::size_t size, const std::string& 
                     at.fail(fb, number_problem(st, fb, fe, "the label (" + column_name(j) + ")"));
                 if (!is_integer_label(v))
                     at.fail(fb, "expected an integer class label in " + column_name(j) + ", got " +
-                                 quote(fb, fe));
+                                 detail::quote_token(fb, fe));
                 if (y.empty()) first_label = {lines.line(), col(fb)};
                 y.push_back(v);
             } else {
@@ -433,12 +409,12 @@ Dataset parse_libsvm_buffer(const char* data, std::size_t size, const std::strin
         while (te != le && !is_space(*te)) ++te;
         if (std::memchr(t, ':', static_cast<std::size_t>(te - t)))
             at.fail(t, "missing label: expected a class label before the first index:value pair, "
-                    "got " + quote(t, te));
+                    "got " + detail::quote_token(t, te));
         double label = 0;
         const NumStatus st = parse_double(t, te, label);
         if (st != NumStatus::ok) at.fail(t, number_problem(st, t, te, "the label"));
         if (!is_integer_label(label))
-            at.fail(t, "expected an integer class label, got " + quote(t, te));
+            at.fail(t, "expected an integer class label, got " + detail::quote_token(t, te));
         if (y.empty()) first_label = {lines.line(), col(t)};
         y.push_back(label);
 
@@ -449,18 +425,18 @@ Dataset parse_libsvm_buffer(const char* data, std::size_t size, const std::strin
             while (te != le && !is_space(*te)) ++te;
             const char* colon =
                 static_cast<const char*>(std::memchr(t, ':', static_cast<std::size_t>(te - t)));
-            if (!colon) at.fail(t, "expected index:value (no ':'), got " + quote(t, te));
-            if (colon == t) at.fail(t, "expected a feature index before ':', got " + quote(t, te));
+            if (!colon) at.fail(t, "expected index:value (no ':'), got " + detail::quote_token(t, te));
+            if (colon == t) at.fail(t, "expected a feature index before ':', got " + detail::quote_token(t, te));
             long long idx = 0;
             const auto [ptr, ec] = std::from_chars(t, colon, idx);
             if (ptr != colon || ec == std::errc::invalid_argument)
-                at.fail(t, "expected an integer feature index before ':', got " + quote(t, colon));
+                at.fail(t, "expected an integer feature index before ':', got " + detail::quote_token(t, colon));
             if (ec == std::errc::result_out_of_range) idx = (*t == '-') ? LLONG_MIN : LLONG_MAX;
             if (idx <= 0)
                 at.fail(t, "feature index must be >= 1 (indices are 1-based), got " +
-                            quote(t, colon));
+                            detail::quote_token(t, colon));
             if (idx > options.max_features)
-                at.fail(t, "feature index " + quote(t, colon) + " is absurdly large (above " +
+                at.fail(t, "feature index " + detail::quote_token(t, colon) + " is absurdly large (above " +
                             "ReadOptions::max_features = " +
                             std::to_string(options.max_features) + ")");
             if (options.n_features > 0 && idx > options.n_features)

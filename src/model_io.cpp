@@ -177,24 +177,6 @@ std::string format_model(const ModelFile& file) {
 
 // ---- reading --------------------------------------------------------------------------------
 
-std::string show(const char* b, const char* e) {
-    constexpr std::ptrdiff_t max_shown = 40;
-    std::string s = "'";
-    const char* stop = (e - b > max_shown) ? b + max_shown : e;
-    for (const char* p = b; p != stop; ++p) {
-        const auto c = static_cast<unsigned char>(*p);
-        if (c < 0x20 || c >= 0x7f) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
-            s += buf;
-        } else {
-            s += static_cast<char>(c);
-        }
-    }
-    if (stop != e) s += "...";
-    return s + "'";
-}
-
 bool is_space(char c) {
     return c == ' ' || c == '\t';
 }
@@ -244,7 +226,7 @@ public:
 
     void expect_end_of_line(const std::string& after) {
         auto [b, e] = token();
-        if (b != e) fail(b, "unexpected text " + show(b, e) + " after " + after);
+        if (b != e) fail(b, "unexpected text " + detail::quote_token(b, e) + " after " + after);
     }
 
     // Next line must start with `key`; the cursor is left after it.
@@ -252,7 +234,7 @@ public:
         expect_line("the line '" + key + " ...'");
         auto [b, e] = token();
         if (std::string(b, e) != key)
-            fail(b, "expected '" + key + "', found " + (b == e ? "an empty line" : show(b, e)));
+            fail(b, "expected '" + key + "', found " + (b == e ? "an empty line" : detail::quote_token(b, e)));
     }
 
     double number(const std::string& what) {
@@ -260,11 +242,11 @@ public:
         double v = 0;
         const auto [ptr, ec] = std::from_chars(b, e, v, std::chars_format::general);
         if (ec == std::errc::result_out_of_range)
-            fail(b, "value " + show(b, e) + " for " + what + " is out of the range of a double");
+            fail(b, "value " + detail::quote_token(b, e) + " for " + what + " is out of the range of a double");
         if (ec != std::errc() || ptr != e)
-            fail(b, "expected a number for " + what + ", got " + show(b, e));
+            fail(b, "expected a number for " + what + ", got " + detail::quote_token(b, e));
         if (!std::isfinite(v))
-            fail(b, "non-finite value " + show(b, e) + " for " + what +
+            fail(b, "non-finite value " + detail::quote_token(b, e) + " for " + what +
                         " (NaN and Inf are not allowed)");
         return v;
     }
@@ -274,7 +256,7 @@ public:
         long long v = 0;
         const auto [ptr, ec] = std::from_chars(b, e, v);
         if (ec != std::errc() || ptr != e)
-            fail(b, "expected an integer for " + what + ", got " + show(b, e));
+            fail(b, "expected an integer for " + what + ", got " + detail::quote_token(b, e));
         if (v < lo || v > hi)
             fail(b, what + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) +
                         ", got " + std::to_string(v));
@@ -295,9 +277,9 @@ public:
             const std::string item = what + " value " + std::to_string(values.size() + 1);
             const double v = number(item);
             if (sign == Sign::non_negative && !(v >= 0))
-                fail(b, item + " must be non-negative, got " + show(b, cur_));
+                fail(b, item + " must be non-negative, got " + detail::quote_token(b, cur_));
             if (sign == Sign::positive && !(v > 0))
-                fail(b, item + " must be positive, got " + show(b, cur_));
+                fail(b, item + " must be positive, got " + detail::quote_token(b, cur_));
             values.push_back(v);
         }
         if (static_cast<long long>(values.size()) != count)
@@ -370,11 +352,11 @@ ModelFile parse_buffer(const std::string& name, const char* data, std::size_t si
         if (std::string(b, e) != magic)
             in.fail(b, std::string("not a zeronorm model file: expected '") + magic + " " +
                            std::to_string(model_format_version) + "' on the first line, found " +
-                           show(in.line_begin(), e));
+                           detail::quote_token(in.line_begin(), e));
         auto [vb, ve] = in.expect_token("the format version");
         long long version = 0;
         const auto [ptr, ec] = std::from_chars(vb, ve, version);
-        if (ec != std::errc() || ptr != ve) in.fail(vb, "bad format version " + show(vb, ve));
+        if (ec != std::errc() || ptr != ve) in.fail(vb, "bad format version " + detail::quote_token(vb, ve));
         if (version != model_format_version)
             in.fail(vb, "unsupported model format version " + std::to_string(version) +
                             " (this build reads version " + std::to_string(model_format_version) +
@@ -393,7 +375,7 @@ ModelFile parse_buffer(const std::string& name, const char* data, std::size_t si
         try {
             k.type = parse_kernel_type(std::string(b, e));
         } catch (const InvalidArgument&) {
-            in.fail(b, "unknown kernel " + show(b, e) +
+            in.fail(b, "unknown kernel " + detail::quote_token(b, e) +
                            " (expected linear, poly, sum-of-powers, rbf, weighted-rbf or chi2)");
         }
         in.expect_end_of_line("the kernel name");
@@ -486,7 +468,7 @@ ModelFile parse_buffer(const std::string& name, const char* data, std::size_t si
             in.fail(b,
                     "expected a section ('method', 'log10', 'standardize', 'feature_names', "
                     "'labels') or 'end', found " +
-                        (b == e ? std::string("an empty line") : show(b, e)));
+                        (b == e ? std::string("an empty line") : detail::quote_token(b, e)));
         if (!seen.insert(section).second)
             in.fail(b, "section '" + section + "' appears more than once");
 
@@ -494,7 +476,7 @@ ModelFile parse_buffer(const std::string& name, const char* data, std::size_t si
             auto [nb, ne] = in.expect_token("a method name");
             const std::string method_name(nb, ne);
             if (!is_method_word(method_name))
-                in.fail(nb, "bad method name " + show(nb, ne) +
+                in.fail(nb, "bad method name " + detail::quote_token(nb, ne) +
                                 " (1-64 printable characters without spaces, '\"' or '=')");
             file.method.name = method_name;
             std::set<std::string> keys;
@@ -503,13 +485,13 @@ ModelFile parse_buffer(const std::string& name, const char* data, std::size_t si
                 if (tb == te) break;
                 const char* eq = std::find(tb, te, '=');
                 if (eq == te)
-                    in.fail(tb, "expected key=value in the method line, got " + show(tb, te));
+                    in.fail(tb, "expected key=value in the method line, got " + detail::quote_token(tb, te));
                 const std::string key(tb, eq), value(eq + 1, te);
                 if (!is_method_key(key))
-                    in.fail(tb, "bad method parameter name " + show(tb, eq) +
+                    in.fail(tb, "bad method parameter name " + detail::quote_token(tb, eq) +
                                     " (letters, digits and '_', not starting with a digit)");
                 if (!is_method_word(value))
-                    in.fail(eq + 1, "bad value " + show(eq + 1, te) + " for method parameter '" +
+                    in.fail(eq + 1, "bad value " + detail::quote_token(eq + 1, te) + " for method parameter '" +
                                         key + "'");
                 if (!keys.insert(key).second)
                     in.fail(tb, "method parameter '" + key + "' appears more than once");
@@ -565,7 +547,7 @@ ModelFile parse_buffer(const std::string& name, const char* data, std::size_t si
     }
     while (in.next_line()) {
         auto [b, e] = in.token();
-        if (b != e) in.fail(b, "unexpected text " + show(b, e) + " after 'end'");
+        if (b != e) in.fail(b, "unexpected text " + detail::quote_token(b, e) + " after 'end'");
     }
 
     try {

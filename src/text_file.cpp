@@ -1,6 +1,7 @@
 #include "text_file.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -38,6 +39,29 @@ std::string read_text_file(const std::string& path, const std::string& what) {
     }
     const auto size = std::filesystem::file_size(path, ec);
     return read_stream(in, path, ec ? 0 : static_cast<std::size_t>(size));
+}
+
+std::string quote_token(const char* b, const char* e) {
+    constexpr std::ptrdiff_t max_shown = 40;
+    std::string s = "'";
+    const char* stop = (e - b > max_shown) ? b + max_shown : e;
+    for (const char* p = b; p != stop; ++p) {
+        const auto c = static_cast<unsigned char>(*p);
+        if (c == '\r') {
+            s += "\\r";
+        } else if (c == '\t') {
+            s += "\\t";
+        } else if (c < 0x20 || c >= 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+            s += buf;
+        } else {
+            s += static_cast<char>(c);
+        }
+    }
+    if (stop != e) s += "...";
+    s += "'";
+    return s;
 }
 
 }  // namespace zeronorm::detail

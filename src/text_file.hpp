@@ -15,4 +15,8 @@ std::string read_stream(std::istream& in, const std::string& name, std::size_t s
 // ("" or e.g. "model ") prefixes the path in those messages.
 std::string read_text_file(const std::string& path, const std::string& what);
 
+// The token [b, e) in single quotes for error messages: at most 40 bytes shown (then "..."),
+// \r and \t spelled out, other control and non-ASCII bytes as \xNN.
+std::string quote_token(const char* b, const char* e);
+
 }  // namespace zeronorm::detail
