@@ -58,10 +58,11 @@ void finish_kernel(const KernelSpec& spec, Eigen::Ref<Matrix> dots, const Vector
 
 // Rows scaled by z (and by sqrt(theta) for the weighted RBF, which turns it into a plain RBF).
 Matrix prepare_rows(const KernelSpec& spec, const ConstMap& A, const DeviceMatrix* scale) {
-    Matrix S = A;
-    if (scale != nullptr) S *= Eigen::Map<const Vector>(scale->data(), scale->size()).asDiagonal();
-    if (spec.type == KernelType::WeightedRbf) S *= spec.theta.cwiseSqrt().asDiagonal();
-    return S;
+    const bool weighted = spec.type == KernelType::WeightedRbf;
+    if (scale == nullptr && !weighted) return A;
+    Vector s = weighted ? Vector(spec.theta.cwiseSqrt()) : Vector::Ones(A.cols());
+    if (scale != nullptr) s = s.cwiseProduct(Eigen::Map<const Vector>(scale->data(), scale->size()));
+    return A * s.asDiagonal();  // one pass over A
 }
 
 Matrix chi2_kernel(double gamma, const Matrix& A, const Matrix& B) {

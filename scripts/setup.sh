@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config xz-utils python3
   libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   coinor-libclp-dev liblbfgspp-dev
-  libsvm-dev liblinear-dev
+  libsvm-dev liblinear-dev libopenblas-dev
 )
 
 missing=()

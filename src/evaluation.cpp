@@ -6,8 +6,10 @@
 #include <cmath>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 
+#include "cpu_fallback/blas_threads.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/preprocess.hpp"
 
@@ -114,6 +116,8 @@ SelectionEvaluation evaluate_selection(BackendKind kind, int device, const Datas
             next = folds.size();  // stop the other workers early
         }
     };
+    std::optional<cpu::SingleThreadedBlas> one_blas_thread;  // the workers already fill the cores
+    if (threads > 1) one_blas_thread.emplace();
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
     worker();

@@ -1,0 +1,16 @@
+#pragma once
+// OpenBLAS runs its own thread pool inside each product. Where zeronorm already runs one problem
+// per core (evaluate_selection), that would oversubscribe the cores, so those regions hold a
+// SingleThreadedBlas. Without OpenBLAS this is a no-op.
+
+namespace zeronorm::cpu {
+
+class SingleThreadedBlas {
+public:
+    SingleThreadedBlas();
+    ~SingleThreadedBlas();
+    SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+    SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+};
+
+}  // namespace zeronorm::cpu
