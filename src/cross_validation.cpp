@@ -4,11 +4,11 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <random>
 
 #include "zeronorm/error.hpp"
 #include "zeronorm/preprocess.hpp"
+#include "split_runner.hpp"
 
 namespace zeronorm {
 namespace {
@@ -183,32 +183,14 @@ CrossValidationResult cross_validate_svm(Backend& backend, const Dataset& data,
                                          const SvmOptions& options, const std::vector<Fold>& folds,
                                          bool standardize, const FoldCallback& on_fold) {
     const auto start = std::chrono::steady_clock::now();
-    ZN_EXPECTS(!folds.empty(), "cross_validate_svm: no folds");
     data.validate();
     options.validate(data.n_features());
-    const Index n = data.n_samples();
-    for (std::size_t f = 0; f < folds.size(); ++f) {
-        ZN_EXPECTS(!folds[f].train.empty() && !folds[f].test.empty(),
-                   "cross_validate_svm: fold " << f + 1 << " has an empty "
-                                               << (folds[f].train.empty() ? "training" : "test")
-                                               << " part");
-        for (const IndexVector* part : {&folds[f].train, &folds[f].test})
-            for (const Index r : *part)
-                ZN_EXPECTS(r >= 0 && r < n, "cross_validate_svm: fold "
-                                                << f + 1 << " holds row " << r
-                                                << ", out of range for " << n << " samples");
-    }
+    detail::check_splits(folds, data.n_samples(), "cross_validate_svm");
 
     CrossValidationResult result;
     for (std::size_t f = 0; f < folds.size(); ++f) {
         const auto fold_start = std::chrono::steady_clock::now();
-        Dataset train = data.subset(folds[f].train);
-        Dataset test = data.subset(folds[f].test);
-        if (standardize) {
-            const Standardizer s = Standardizer::fit(train.X);
-            train.X = s.transform(train.X);
-            test.X = s.transform(test.X);
-        }
+        const auto [train, test] = detail::split_data(data, folds[f], standardize);
         const SvmTrainResult trained = train_svm(backend, train, options);
         FoldResult fr;
         fr.error = error_rate(trained.model.predict(backend, test.X), test.y);
@@ -225,15 +207,9 @@ CrossValidationResult cross_validate_svm(Backend& backend, const Dataset& data,
         if (on_fold) on_fold(f, folds.size(), fr);
     }
 
-    const auto k = static_cast<double>(result.fold_errors.size());
-    result.mean_error =
-        std::accumulate(result.fold_errors.begin(), result.fold_errors.end(), 0.0) / k;
-    if (result.fold_errors.size() > 1) {
-        double ss = 0.0;
-        for (const double e : result.fold_errors)
-            ss += (e - result.mean_error) * (e - result.mean_error);
-        result.std_error = std::sqrt(ss / (k - 1.0)) / std::sqrt(k);
-    }
+    const detail::MeanAndError m = detail::mean_and_std_error(result.fold_errors);
+    result.mean_error = m.mean;
+    result.std_error = m.std_error;
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;

@@ -1,15 +1,10 @@
 #include "zeronorm/evaluation.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <exception>
-#include <mutex>
-#include <optional>
-#include <thread>
 
-#include "cpu_fallback/blas_threads.hpp"
+#include "split_runner.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/preprocess.hpp"
 
@@ -44,13 +39,7 @@ double subset_error(Backend& backend, const FeatureSubset& subset, const Matrix&
 SplitEvaluation evaluate_split(Backend& backend, const Dataset& data, const Fold& fold,
                                const SelectionEvaluationOptions& options) {
     const auto start = std::chrono::steady_clock::now();
-    Dataset train = data.subset(fold.train);
-    Dataset test = data.subset(fold.test);
-    if (options.standardize) {
-        const Standardizer s = Standardizer::fit(train.X);
-        train.X = s.transform(train.X);
-        test.X = s.transform(test.X);
-    }
+    auto [train, test] = detail::split_data(data, fold, options.standardize);
     const SelectionResult selection = select_features(backend, train, options.selection);
     SplitEvaluation out;
     for (const FeatureSubset& subset : selection.subsets) {
@@ -75,67 +64,31 @@ SelectionEvaluation evaluate_selection(BackendKind kind, int device, const Datas
     const auto start = std::chrono::steady_clock::now();
     data.validate();
     options.validate(data.n_features());
-    ZN_EXPECTS(!folds.empty(), "evaluate_selection: no splits given");
-    for (std::size_t f = 0; f < folds.size(); ++f) {
-        ZN_EXPECTS(!folds[f].train.empty() && !folds[f].test.empty(),
-                   "evaluate_selection: split " << f << " has an empty training or test part");
-        for (const IndexVector* rows : {&folds[f].train, &folds[f].test})
-            for (Index r : *rows)
-                ZN_EXPECTS(r >= 0 && r < data.n_samples(),
-                           "evaluate_selection: split " << f << " names row " << r << " of "
-                                                        << data.n_samples());
-    }
+    detail::check_splits(folds, data.n_samples(), "evaluate_selection");
     Dataset prepared = data;
     if (options.log10) prepared.X = log10_transform(data.X);
 
     SelectionEvaluation result;
     result.splits.resize(folds.size());
-    unsigned threads = 1;
-    if (kind == BackendKind::Cpu) {
-        threads = options.threads > 0 ? unsigned(options.threads)
-                                      : std::max(1u, std::thread::hardware_concurrency());
-        threads = std::min<unsigned>(threads, unsigned(folds.size()));
-    }
-    std::atomic<std::size_t> next{0};
-    std::size_t done = 0;
-    std::mutex mutex;
-    std::exception_ptr failure;
-    auto worker = [&] {
-        try {
-            auto backend = make_backend(kind, device);
-            for (std::size_t f = next++; f < folds.size(); f = next++) {
-                SplitEvaluation split = evaluate_split(*backend, prepared, folds[f], options);
-                std::lock_guard<std::mutex> lock(mutex);
-                result.splits[f] = std::move(split);
-                ++done;
-                if (on_split) on_split(f, folds.size(), result.splits[f]);
-            }
-        } catch (...) {
-            std::lock_guard<std::mutex> lock(mutex);
-            if (!failure) failure = std::current_exception();
-            next = folds.size();  // stop the other workers early
-        }
-    };
-    std::optional<cpu::SingleThreadedBlas> one_blas_thread;  // the workers already fill the cores
-    if (threads > 1) one_blas_thread.emplace();
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
-    if (failure) std::rethrow_exception(failure);
+    detail::run_per_split(
+        kind, device, folds.size(), options.threads,
+        [&](Backend& backend, std::size_t f) {
+            result.splits[f] = evaluate_split(backend, prepared, folds[f], options);
+        },
+        [&](std::size_t f) {
+            if (on_split) on_split(f, folds.size(), result.splits[f]);
+        });
 
     // Mean and standard error per feature count, over splits.
     const std::size_t n_counts = options.selection.feature_counts.size();
-    const double n_splits = double(folds.size());
     for (std::size_t c = 0; c < n_counts; ++c) {
         PathPoint point;
         point.n_features = options.selection.feature_counts[c];
-        double sum = 0.0, sum_sq = 0.0;
-        for (const SplitEvaluation& s : result.splits) sum += s.errors[c];
-        point.mean_error = sum / n_splits;
-        for (const SplitEvaluation& s : result.splits)
-            sum_sq += (s.errors[c] - point.mean_error) * (s.errors[c] - point.mean_error);
-        point.std_error = folds.size() > 1 ? std::sqrt(sum_sq / (n_splits - 1)) / std::sqrt(n_splits) : 0.0;
+        std::vector<double> errors;
+        for (const SplitEvaluation& s : result.splits) errors.push_back(s.errors[c]);
+        const detail::MeanAndError m = detail::mean_and_std_error(errors);
+        point.mean_error = m.mean;
+        point.std_error = m.std_error;
         result.path.push_back(point);
     }
     for (const SplitEvaluation& s : result.splits)

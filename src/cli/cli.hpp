@@ -57,18 +57,21 @@ struct SvmCliOptions {
     double coef0 = 0.0;
     std::vector<double> theta;  // weighted-rbf: one weight per feature (default all ones)
     double C = 1.0;
+    std::vector<double> C_grid;  // cv: several values of -C, chosen per split by inner CV
     double ridge = 0.0;
     double tolerance = 1e-3;
     std::int64_t max_iterations = 0;
     double cache_mb = 200.0;
 
-    void add_to(CLI::App& app);
+    // With allow_grid, -C takes comma-separated values (C_grid; C is the first).
+    void add_to(CLI::App& app, bool allow_grid = false);
     bool C_given() const { return C_option_ != nullptr && C_option_->count() > 0; }
     bool tolerance_given() const {
         return tolerance_option_ != nullptr && tolerance_option_->count() > 0;
     }
     // Checks what can be checked before the data is read (InvalidArgument naming the option).
-    void check() const;
+    // Also sets C to the first value of a grid.
+    void check();
     // The library options for data with n_features columns.
     SvmOptions build(Index n_features) const;
 

@@ -1,6 +1,7 @@
 // zeronorm cv DATA: test error of a method over resampling splits, mean +- standard error.
 //
-//   --method svm (default): the two-class SVM on all features.
+//   --method svm (default): the two-class SVM on all features; with several values of -C (a
+//     grid), C is chosen per split by an inner --folds-fold cross-validation on its training rows.
 //   --method l2-arom|l1-arom|rfe|corr --features R1,R2,...: one selection run per split serves the
 //     whole feature-count path; a linear SVM retrained on each subset gives that count's error.
 // Splits: stratified k-fold (--folds K), or --splits S random stratified splits with
@@ -14,6 +15,7 @@
 #include "cli.hpp"
 #include "zeronorm/cross_validation.hpp"
 #include "zeronorm/evaluation.hpp"
+#include "zeronorm/model_selection.hpp"
 
 namespace zeronorm::cli {
 namespace {
@@ -23,13 +25,15 @@ public:
     explicit CvCommand(CLI::App& parent) {
         app = parent.add_subcommand("cv", "Cross-validated error of the SVM or of a feature-selection path");
         app->add_option("data", data_path, "Data (.csv, else LIBSVM format)")->required();
-        app->add_option("--folds", folds, "Number of folds (k-fold)")->capture_default_str();
+        app->add_option("--folds", folds,
+                        "Number of folds (k-fold), also of the inner cross-validation over a C grid")
+            ->capture_default_str();
         app->add_option("--splits", splits, "Number of random stratified train/test splits "
                                             "(instead of k-fold; needs --train-size)");
         app->add_option("--train-size", train_size, "Training rows per random split");
         selection.add_to(*app, {"svm", "l2-arom", "l1-arom", "rfe", "corr"}, false, false);
         selection.method = "svm";
-        svm.add_to(*app);
+        svm.add_to(*app, true);
         preprocess.add_to(*app);
         common.add_to(*app);
     }
@@ -40,9 +44,12 @@ public:
         ZN_EXPECTS(splits >= 0, "--splits must be >= 1, got " << splits);
         ZN_EXPECTS(splits == 0 || train_size > 0, "--splits needs --train-size");
         const bool plain_svm = selection.method == "svm";
+        ZN_EXPECTS(plain_svm || svm.C_grid.size() <= 1,
+                   "a grid of C values (-C " << svm.C_grid.size() << " values) is for --method svm; "
+                   << selection.method << " takes one C");
         ZN_EXPECTS(plain_svm || !selection.feature_counts.empty(),
                    "--method " << selection.method << " needs --features R1,R2,...");
-        auto backend = open_backend(common);
+        open_backend(common);  // fails early (exit code 4) when the backend cannot start
         Dataset data = load_data(data_path, 2, common);
         // log10 is elementwise, so applying it before splitting leaks nothing; standardisation
         // is fitted inside each split.
@@ -50,7 +57,7 @@ public:
         const std::vector<Fold> split = make_folds(data);
         if (plain_svm) {
             require_two_classes(data, data_path, "cv");
-            report_svm(data, evaluate_svm(*backend, data, split));
+            report_svm(data, evaluate_svm(data, split));
         } else {
             report_path(evaluate_path(data, split));
         }
@@ -70,21 +77,29 @@ private:
                           : std::to_string(n) + "-fold cross-validation";
     }
 
-    CrossValidationResult evaluate_svm(Backend& backend, const Dataset& data,
-                                       const std::vector<Fold>& split) {
-        const SvmOptions options = svm.build(data.n_features());
-        progress(common, scheme(split.size()) + " of a " + to_string(options.kernel.type) +
-                             " SVM on " + backend.description());
-        const auto on_fold = [this](std::size_t f, std::size_t n, const FoldResult& r) {
+    SvmEvaluation evaluate_svm(const Dataset& data, const std::vector<Fold>& split) {
+        SvmEvaluationOptions options;
+        options.svm = svm.build(data.n_features());
+        if (svm.C_grid.size() > 1) options.C_grid = svm.C_grid;
+        options.inner_folds = folds;
+        options.seed = common.seed;
+        options.standardize = preprocess.standardize;
+        std::string what = scheme(split.size()) + " of a " + to_string(options.svm.kernel.type) + " SVM";
+        if (options.C_grid.size() > 1)
+            what += ", C from " + std::to_string(options.grid().size()) + " values by inner " +
+                    std::to_string(folds) + "-fold CV";
+        progress(common, what + " on " + to_string(parse_backend_kind(common.backend)));
+        const auto on_split = [this](std::size_t f, std::size_t n, const SvmSplitEvaluation& r) {
             progress(common, unit() + " " + std::to_string(f + 1) + "/" + std::to_string(n) +
-                                 ": error " + fmt(r.error) + " (" + std::to_string(r.n_test) +
-                                 " test rows, " + std::to_string(r.n_support) +
-                                 " support vectors, " + fmt(r.seconds) + " s)");
+                                 ": error " + fmt(r.error) + " (C " + fmt(r.C) + ", " +
+                                 std::to_string(r.n_support) + " support vectors, " +
+                                 fmt(r.seconds) + " s)");
             if (r.status != Status::Success)
                 warning(unit() + " " + std::to_string(f + 1) + ": the solver stopped with status " +
                         to_string(r.status));
         };
-        return cross_validate_svm(backend, data, options, split, preprocess.standardize, on_fold);
+        return zeronorm::evaluate_svm(parse_backend_kind(common.backend), common.device, data,
+                                      split, options, on_split);
     }
 
     SelectionEvaluation evaluate_path(const Dataset& data, const std::vector<Fold>& split) {
@@ -113,32 +128,52 @@ private:
                                   options, on_split);
     }
 
-    void report_svm(const Dataset& data, const CrossValidationResult& result) const {
+    void report_svm(const Dataset& data, const SvmEvaluation& result) const {
+        std::vector<double> errors, chosen;
+        for (const SvmSplitEvaluation& r : result.splits) {
+            errors.push_back(r.error);
+            chosen.push_back(r.C);
+        }
+        const bool grid = svm.C_grid.size() > 1;
+        // Every SVM fitted: the final one per split, plus inner folds x grid values.
+        const double fits = double(result.splits.size()) *
+                            (grid ? double(folds) * double(svm.C_grid.size()) + 1.0 : 1.0);
         if (common.json) {
             nlohmann::ordered_json j;
             j["method"] = "svm";
-            j["folds"] = result.fold_errors.size();
+            j["folds"] = errors.size();
             j["mean_error"] = result.mean_error;
             j["std_error"] = result.std_error;
-            j["fold_errors"] = result.fold_errors;
+            j["fold_errors"] = errors;
             j["results"] = nlohmann::ordered_json::array(
                 {{{"features", data.n_features()},
                   {"mean_error", result.mean_error},
                   {"std_error", result.std_error}}});
+            if (grid) {
+                j["C_grid"] = svm.C_grid;
+                j["inner_folds"] = folds;
+                j["chosen_C"] = chosen;
+            }
             j["seed"] = common.seed;
             j["converged"] = result.status == Status::Success;
             j["status"] = to_string(result.status);
             j["seconds"] = result.seconds;
+            j["fits_per_second"] = fits / result.seconds;
             emit(common, j.dump() + "\n");
             return;
         }
         std::ostringstream s;
-        s << scheme(result.fold_errors.size()) << " on " << data_path << "\n"
+        s << scheme(errors.size()) << " on " << data_path << "\n"
           << "  error            " << fmt(result.mean_error) << " +- " << fmt(result.std_error)
           << " (standard error)\n"
           << "  " << unit() << " errors     ";
-        for (const double e : result.fold_errors) s << ' ' << fmt(e);
-        s << "\n  time             " << fmt(result.seconds) << " s\n";
+        for (const double e : errors) s << ' ' << fmt(e);
+        if (grid) {
+            s << "\n  chosen C         ";
+            for (const double c : chosen) s << ' ' << fmt(c);
+        }
+        s << "\n  time             " << fmt(result.seconds) << " s (" << fmt(fits / result.seconds)
+          << " SVM fits/s)\n";
         emit(common, s.str());
     }
 

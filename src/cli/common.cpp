@@ -36,7 +36,7 @@ void PreprocessOptions::add_to(CLI::App& app) {
                  "Standardise features to zero mean, unit variance (fitted on training rows)");
 }
 
-void SvmCliOptions::add_to(CLI::App& app) {
+void SvmCliOptions::add_to(CLI::App& app, bool allow_grid) {
     app.add_option("-k,--kernel", kernel, "Kernel")
         ->check(CLI::IsMember({"linear", "poly", "sum-of-powers", "rbf", "weighted-rbf", "chi2"}))
         ->capture_default_str();
@@ -46,8 +46,16 @@ void SvmCliOptions::add_to(CLI::App& app) {
     app.add_option("-r,--coef0", coef0, "coef0 of poly")->capture_default_str();
     app.add_option("--theta", theta, "weighted-rbf feature weights, comma-separated (default 1)")
         ->delimiter(',');
-    C_option_ = app.add_option("-C,--C", C, "Box constraint C (inf: hard margin, needs --ridge > 0)")
-                    ->capture_default_str();
+    if (allow_grid) {
+        C_option_ = app.add_option("-C,--C", C_grid,
+                                   "Box constraint C (inf: hard margin, needs --ridge > 0); "
+                                   "several comma-separated values: a grid, C chosen per split "
+                                   "by an inner --folds-fold cross-validation (default 1)")
+                        ->delimiter(',');
+    } else {
+        C_option_ = app.add_option("-C,--C", C, "Box constraint C (inf: hard margin, needs --ridge > 0)")
+                        ->capture_default_str();
+    }
     app.add_option("--ridge", ridge, "Added to the kernel diagonal (2-norm slack)")
         ->capture_default_str();
     tolerance_option_ = app.add_option("-t,--tolerance", tolerance,
@@ -59,14 +67,17 @@ void SvmCliOptions::add_to(CLI::App& app) {
         ->capture_default_str();
 }
 
-void SvmCliOptions::check() const {
+void SvmCliOptions::check() {
+    if (!C_grid.empty()) C = C_grid.front();
     SmoOptions smo;
-    smo.C = C;
     smo.ridge = ridge;
     smo.tolerance = tolerance;
     smo.max_iterations = max_iterations;
     smo.cache_mb = cache_mb;
-    smo.validate();
+    for (const double value : C_grid.empty() ? std::vector<double>{C} : C_grid) {
+        smo.C = value;
+        smo.validate();
+    }
     if (gamma_option_ && gamma_option_->count() > 0)
         ZN_EXPECTS(std::isfinite(gamma) && gamma > 0, "--gamma must be positive, got " << gamma);
 }

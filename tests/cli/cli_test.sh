@@ -187,6 +187,17 @@ run cv_human cv "$DATA/sonar/sonar.csv" --folds 3 --kernel linear --quiet --outp
 expect_rc cv_human 0
 grep -q 'standard error' "$TMP/cv.txt" && pass "cv summary to --output" || fail "cv summary to --output"
 
+run cv_grid cv "$DATA/colon/colon.csv" --splits 8 --train-size 50 --kernel linear -C 0.001,0.01,0.1,1,10 --folds 5 --log10 --standardize --seed 4 --json
+expect_rc cv_grid 0
+py cv_grid 'd["C_grid"] == [0.001, 0.01, 0.1, 1, 10] and d["inner_folds"] == 5 and len(d["chosen_C"]) == 8'
+py cv_grid 'all(c in d["C_grid"] for c in d["chosen_C"]) and 0 <= d["mean_error"] < 0.35 and d["fits_per_second"] > 0'
+expect_grep cv_grid err 'inner 5-fold CV'
+run cv_grid_bad_C cv "$DATA/sonar/sonar.csv" -C 1,-2
+expect_rc cv_grid_bad_C 1
+run cv_grid_path cv "$DATA/colon/colon.csv" --method l2-arom --features 20 --splits 2 --train-size 50 -C 1,2
+expect_rc cv_grid_path 1
+expect_grep cv_grid_path err 'is for --method svm'
+
 run cv_path cv "$DATA/colon/colon.csv" --method l2-arom --features 100,20 --splits 12 --train-size 50 --ridge 1e-3 --log10 --standardize --seed 2 --json
 expect_rc cv_path 0
 py cv_path '[r["features"] for r in d["results"]] == [100, 20] and d["splits"] == 12'
