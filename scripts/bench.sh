@@ -2,7 +2,7 @@
 # Runs the CPU benchmarks side by side with the peers on this machine and writes raw outputs to
 # build/bench-out/: solvers vs LIBSVM/LIBLINEAR, Gram/SMO primitives, and l2-AROM on colon vs the
 # same loop around scikit-learn (one core and all cores). bench/RESULTS.md records them.
-#   SETS=sonar,ionosphere,a9a,ijcnn1 MAX_TRAIN=0 SPLITS=100 scripts/bench.sh
+#   SETS=sonar,ionosphere,a9a,ijcnn1 MAX_TRAIN=0 SPLITS=500 scripts/bench.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
@@ -30,28 +30,5 @@ done
 "$build/bench/bench_primitives" --benchmark_out="$out/primitives.json" --benchmark_out_format=json \
   | tee "$out/primitives.txt"
 
-splits=${SPLITS:-100}
-features=2000,1000,500,250,100,50,20
-args=(--features $features --splits "$splits" --train-size 50 --ridge 1e-3 --log10 --standardize)
-# warm-up (page cache), then the timed run
-"$build/src/cli/zeronorm" cv "$root/data/colon/colon.csv" --method l2-arom "${args[@]}" --seed 1 \
-  --json --quiet --backend cpu > /dev/null
-"$build/src/cli/zeronorm" cv "$root/data/colon/colon.csv" --method l2-arom "${args[@]}" --seed 1 \
-  --json --quiet > "$out/arom_zeronorm_cpu.json"
-python3 "$root/bench/peers/sklearn_arom.py" "$root/data/colon/colon.csv" "${args[@]}" --n-jobs 1 \
-  > "$out/arom_sklearn_1core.json"
-python3 "$root/bench/peers/sklearn_arom.py" "$root/data/colon/colon.csv" "${args[@]}" --n-jobs -1 \
-  > "$out/arom_sklearn_allcores.json"
-python3 - "$out" <<'PY'
-import json, sys
-out = sys.argv[1]
-z = json.load(open(f"{out}/arom_zeronorm_cpu.json"))
-s1 = json.load(open(f"{out}/arom_sklearn_1core.json"))
-sa = json.load(open(f"{out}/arom_sklearn_allcores.json"))
-print(f"l2-AROM colon, {z['splits']} splits: zeronorm cpu {z['seconds']:.3f} s, "
-      f"sklearn 1 core {s1['seconds']:.2f} s ({s1['seconds']/z['seconds']:.0f}x), "
-      f"sklearn all cores {sa['seconds']:.2f} s ({sa['seconds']/z['seconds']:.0f}x)")
-for a, b in zip(z["results"], s1["results"]):
-    print(f"  {a['features']:5d}  zeronorm {100*a['mean_error']:.2f} +- {100*a['std_error']:.2f}   "
-          f"sklearn {100*b['mean_error']:.2f} +- {100*b['std_error']:.2f}")
-PY
+# W1: colon, l2-AROM path and a linear SVM with C chosen by inner 5-fold CV, against scikit-learn.
+BUILD_DIR=$build SPLITS=${SPLITS:-500} "$root/scripts/bench_w1.sh"

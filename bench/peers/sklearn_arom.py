@@ -5,6 +5,7 @@ scikit-learn's SVC, as a user without zeronorm would write it: the peer for benc
 Same protocol as `zeronorm cv --method l2-arom`: stratified random splits, log10 and a
 standardisation fitted on the training rows, one AROM path per split serving every feature count,
 a linear SVM retrained on the selected original features, test error per count.
+--n-jobs 1 pins numpy's BLAS to one thread (one core); --n-jobs -1 runs splits with joblib.
 
 usage: sklearn_arom.py DATA.csv --features 2000,1000,...,20 --splits 100 --train-size 50
                        [--ridge 1e-3] [--log10] [--standardize] [--n-jobs 1] [--seed 1]
@@ -18,6 +19,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.svm import SVC
+from threadpoolctl import threadpool_limits
 
 HARD_C = 1e10  # SVC needs a finite C; with the ridge on the kernel this is the hard margin
 
@@ -98,9 +100,15 @@ def main():
     counts = [int(c) for c in a.features.split(",")]
     splitter = StratifiedShuffleSplit(n_splits=a.splits, train_size=a.train_size, random_state=a.seed)
     t0 = time.perf_counter()
-    results = Parallel(n_jobs=a.n_jobs)(
-        delayed(one_split)(X, y, tr, te, counts, a.ridge, a.log10, a.standardize)
-        for tr, te in splitter.split(X, y))
+    jobs = list(splitter.split(X, y))
+    if a.n_jobs == 1:  # one core: numpy's BLAS pool pinned to one thread too
+        with threadpool_limits(1):
+            results = [one_split(X, y, tr, te, counts, a.ridge, a.log10, a.standardize)
+                       for tr, te in jobs]
+    else:
+        results = Parallel(n_jobs=a.n_jobs)(
+            delayed(one_split)(X, y, tr, te, counts, a.ridge, a.log10, a.standardize)
+            for tr, te in jobs)
     seconds = time.perf_counter() - t0
     E = np.array(results)
     out = {"seconds": seconds, "splits": a.splits, "n_jobs": a.n_jobs, "results": [

@@ -31,6 +31,8 @@ public:
         app->add_option("--splits", splits, "Number of random stratified train/test splits "
                                             "(instead of k-fold; needs --train-size)");
         app->add_option("--train-size", train_size, "Training rows per random split");
+        app->add_option("--threads", threads, "CPU worker threads, one split each (0: all cores)")
+            ->capture_default_str();
         selection.add_to(*app, {"svm", "l2-arom", "l1-arom", "rfe", "corr"}, false, false);
         selection.method = "svm";
         svm.add_to(*app, true);
@@ -42,6 +44,7 @@ public:
         svm.check();
         ZN_EXPECTS(folds >= 2, "--folds must be >= 2, got " << folds);
         ZN_EXPECTS(splits >= 0, "--splits must be >= 1, got " << splits);
+        ZN_EXPECTS(threads >= 0, "--threads must be >= 0, got " << threads);
         ZN_EXPECTS(splits == 0 || train_size > 0, "--splits needs --train-size");
         const bool plain_svm = selection.method == "svm";
         ZN_EXPECTS(plain_svm || svm.C_grid.size() <= 1,
@@ -84,6 +87,7 @@ private:
         options.inner_folds = folds;
         options.seed = common.seed;
         options.standardize = preprocess.standardize;
+        options.threads = threads;
         std::string what = scheme(split.size()) + " of a " + to_string(options.svm.kernel.type) + " SVM";
         if (options.C_grid.size() > 1)
             what += ", C from " + std::to_string(options.grid().size()) + " values by inner " +
@@ -113,6 +117,7 @@ private:
         if (svm.tolerance_given()) options.selection.smo.tolerance = svm.tolerance;
         if (!selection.final_C_given()) options.selection.final_C = options.selection.C;
         options.standardize = preprocess.standardize;
+        options.threads = threads;
         progress(common, scheme(split.size()) + " of " + selection.method + " on " +
                              to_string(parse_backend_kind(common.backend)));
         const auto on_split = [this](std::size_t f, std::size_t n, const SplitEvaluation& r) {
@@ -215,6 +220,7 @@ private:
     int folds = 5;
     int splits = 0;
     Index train_size = 0;
+    int threads = 0;
     SelectionCliOptions selection;
     SvmCliOptions svm;
     PreprocessOptions preprocess;
