@@ -28,6 +28,8 @@
 // its column is compacted out of X (select_columns), so later iterations cost less.
 #include "arom.hpp"
 
+#include "dense_dual.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -102,7 +104,7 @@ public:
         for (std::size_t k = 0; k < n_machines; ++k) {
             const Vector& y = machines_.targets[k];
             const DualSolver solve = [&](const SmoOptions& smo, const Vector* warm) {
-                return backend_.solve_smo(K, y, smo, warm);
+                return solve_dense_dual(backend_, K, y, smo, warm);
             };
             const auto radius2 = [&] { return max_row_norm2(data_.X, alive, z); };
             const SmoResult r = solve_svm_dual(

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "dense_dual.hpp"
 #include "split_runner.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/preprocess.hpp"
@@ -65,8 +66,9 @@ public:
         Vector y(Index(rows.size()));
         for (std::size_t k = 0; k < rows.size(); ++k) y[Index(k)] = y_[rows[k]];
         if (!K_.empty())
-            return backend_.solve_smo(backend_.select_rows(backend_.select_columns(K_, rows), rows),
-                                      y, smo, warm);
+            return detail::solve_dense_dual(
+                backend_, backend_.select_rows(backend_.select_columns(K_, rows), rows), y, smo,
+                warm);
         return backend_.solve_smo(spec_, backend_.select_rows(X_, rows), y, smo, warm);
     }
 

@@ -13,6 +13,8 @@
 // round that left them (no SVM is trained on them: with r features the data are often no longer
 // separable, and that SVM would not change the subset).
 #include <algorithm>
+
+#include "dense_dual.hpp"
 #include <cmath>
 #include <sstream>
 
@@ -47,7 +49,7 @@ Ranking run_rfe(Backend& backend, const Dataset& data, const Machines& machines,
             where << "RFE round " << round << " (" << alive.size() << " features)";
             if (n_machines > 1) where << ", class " << k << " against the rest";
             const DualSolver solve = [&](const SmoOptions& smo, const Vector* warm) {
-                return backend.solve_smo(K, y, smo, warm);
+                return solve_dense_dual(backend, K, y, smo, warm);
             };
             const auto radius2 = [&] { return max_row_norm2(data.X, alive, Vector()); };
             const SmoResult r = solve_svm_dual(solve, options.smo, options.C, options.ridge,

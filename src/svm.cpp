@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "dense_dual.hpp"
 #include "zeronorm/error.hpp"
 
 namespace zeronorm {
@@ -65,7 +66,7 @@ SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions
     const double kernel_mb = double(n) * double(n) * 8.0 / (1024.0 * 1024.0);
     if (kernel_mb <= options.max_kernel_mb) {
         const DeviceMatrix K = backend.kernel_matrix(options.kernel, X, X);
-        result.smo = backend.solve_smo(K, data.y, options.smo);
+        result.smo = detail::solve_dense_dual(backend, K, data.y, options.smo);
     } else {
         result.smo = backend.solve_smo(options.kernel, X, data.y, options.smo);
     }

@@ -1,0 +1,120 @@
+#include "dense_dual.hpp"
+
+#include <Eigen/Cholesky>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "smo_common.hpp"
+
+namespace zeronorm::detail {
+namespace {
+
+// Below this tolerance SMO stops at kCoarseTolerance and the Newton step finishes; n above
+// kMaxNewtonSize would make the dense factorisation cost more than the SMO tail it saves.
+constexpr double kCoarseTolerance = 1e-3;
+constexpr Index kMaxNewtonSize = 1000;
+
+// Which bound each variable sits at, or free.
+enum class Side : char { Lower, Free, Upper };
+
+// The Newton finish from SMO's coarse solution `coarse` (see the header): solve the system of
+// the current free set; variables that leave the box go to the bound they crossed, bounded
+// variables whose multiplier has the wrong sign become free, and the system is solved again
+// (a few active-set rounds). Nothing when the free set empties, the system is singular, or no
+// round meets the tolerance: the caller then finishes with SMO.
+std::optional<SmoResult> newton_finish(const Matrix& K, const Vector& y, const SmoOptions& options,
+                                       const SmoResult& coarse) {
+    constexpr int kMaxRounds = 8;
+    const Index n = y.size();
+    const double C = options.C;
+    std::vector<Side> side(std::size_t(n), Side::Lower);
+    for (Index i = 0; i < n; ++i)
+        side[std::size_t(i)] = coarse.beta[i] >= C ? Side::Upper
+                               : coarse.beta[i] > 0 ? Side::Free : Side::Lower;
+    // Q = y y' .* (K + ridge I), formed once.
+    Matrix Q = y.asDiagonal() * K * y.asDiagonal();
+    Q.diagonal().array() += options.ridge;
+
+    for (int round = 0; round < kMaxRounds; ++round) {
+        IndexVector free;
+        Vector beta = Vector::Zero(n);
+        for (Index i = 0; i < n; ++i) {
+            if (side[std::size_t(i)] == Side::Free) free.push_back(i);
+            if (side[std::size_t(i)] == Side::Upper) beta[i] = C;
+        }
+        if (free.empty()) return std::nullopt;
+        const Index m = Index(free.size());
+        // rhs = 1 - Q_FU C 1 (from beta, which holds C on U and 0 elsewhere).
+        const Vector Q_beta_bounds = Q * beta;
+        Matrix Q_FF(m, m);
+        Vector rhs(m), y_F(m);
+        for (Index a = 0; a < m; ++a) {
+            const Index i = free[std::size_t(a)];
+            y_F[a] = y[i];
+            rhs[a] = 1.0 - Q_beta_bounds[i];
+            for (Index b = 0; b < m; ++b) Q_FF(a, b) = Q(i, free[std::size_t(b)]);
+        }
+        const Eigen::LDLT<Matrix> ldlt(Q_FF);
+        if (ldlt.info() != Eigen::Success) return std::nullopt;
+        const Vector a = ldlt.solve(rhs), b = ldlt.solve(y_F);
+        const double yb = y_F.dot(b);
+        const double y_beta_bounds = y.dot(beta);  // C times the sum of y over U
+        if (!(std::abs(yb) > 0) || !a.allFinite() || !b.allFinite()) return std::nullopt;
+        const double nu = (y_F.dot(a) + y_beta_bounds) / yb;
+        const Vector beta_F = a - nu * b;
+        if (!beta_F.allFinite()) return std::nullopt;
+
+        bool left_box = false;
+        for (Index k = 0; k < m; ++k) {
+            const Index i = free[std::size_t(k)];
+            if (beta_F[k] <= 0) { side[std::size_t(i)] = Side::Lower; left_box = true; }
+            else if (beta_F[k] >= C) { side[std::size_t(i)] = Side::Upper; left_box = true; }
+            else beta[i] = beta_F[k];
+        }
+        if (left_box) continue;
+
+        const Vector G = Q * beta - Vector::Ones(n);  // gradient of 1/2 b'Qb - 1'b
+        SmoResult out = coarse;
+        out.beta = beta;
+        out.kkt_gap = smo_detail::smo_kkt_gap(beta, G, y, C);
+        if (out.kkt_gap <= options.tolerance) {
+            out.bias = smo_detail::smo_bias(beta, G, y, C);
+            out.objective = smo_detail::smo_objective(beta, G);
+            out.status = Status::Success;
+            return out;
+        }
+        // Bounded variables with a multiplier of the wrong sign (G_i + nu y_i < 0 at the lower
+        // bound, > 0 at the upper) join the free set.
+        bool moved = false;
+        for (Index i = 0; i < n; ++i) {
+            const double reduced = G[i] + nu * y[i];
+            const Side s = side[std::size_t(i)];
+            if ((s == Side::Lower && reduced < 0) || (s == Side::Upper && reduced > 0)) {
+                side[std::size_t(i)] = Side::Free;
+                moved = true;
+            }
+        }
+        if (!moved) return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector& y,
+                           const SmoOptions& options, const Vector* warm_start) {
+    if (options.tolerance >= kCoarseTolerance || K.rows() > kMaxNewtonSize)
+        return backend.solve_smo(K, y, options, warm_start);
+    SmoOptions coarse_options = options;
+    coarse_options.tolerance = kCoarseTolerance;
+    const SmoResult coarse = backend.solve_smo(K, y, coarse_options, warm_start);
+    if (coarse.status == Status::Success) {
+        if (auto finished = newton_finish(backend.download(K), y, options, coarse)) return *finished;
+    }
+    SmoResult tail = backend.solve_smo(K, y, options, &coarse.beta);
+    tail.iterations += coarse.iterations;
+    return tail;
+}
+
+}  // namespace zeronorm::detail
