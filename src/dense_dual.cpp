@@ -2,6 +2,7 @@
 
 #include <Eigen/Cholesky>
 #include <cmath>
+#include <iterator>
 #include <optional>
 #include <vector>
 
@@ -10,9 +11,10 @@
 namespace zeronorm::detail {
 namespace {
 
-// Below this tolerance SMO stops at kCoarseTolerance and the Newton step finishes; n above
-// kMaxNewtonSize would make the dense factorisation cost more than the SMO tail it saves.
-constexpr double kCoarseTolerance = 1e-3;
+// The Newton finish is tried after SMO reaches each of these KKT gaps in turn (the first is often
+// enough: the active-set rounds repair a free set that is nearly right); n above kMaxNewtonSize
+// would make the dense factorisation cost more than the SMO iterations it saves.
+constexpr double kCoarseTolerances[] = {1e-1, 1e-3};
 constexpr Index kMaxNewtonSize = 1000;
 
 // Which bound each variable sits at, or free.
@@ -104,16 +106,26 @@ std::optional<SmoResult> newton_finish(const Matrix& K, const Vector& y, const S
 
 SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector& y,
                            const SmoOptions& options, const Vector* warm_start) {
-    if (options.tolerance >= kCoarseTolerance || K.rows() > kMaxNewtonSize)
+    if (options.tolerance >= kCoarseTolerances[0] || K.rows() > kMaxNewtonSize)
         return backend.solve_smo(K, y, options, warm_start);
-    SmoOptions coarse_options = options;
-    coarse_options.tolerance = kCoarseTolerance;
-    const SmoResult coarse = backend.solve_smo(K, y, coarse_options, warm_start);
-    if (coarse.status == Status::Success) {
-        if (auto finished = newton_finish(backend.download(K), y, options, coarse)) return *finished;
+    Matrix K_host;  // downloaded once, at the first Newton attempt
+    SmoResult current;
+    std::int64_t iterations = 0;
+    for (const double coarse_tolerance : kCoarseTolerances) {
+        if (coarse_tolerance <= options.tolerance) break;
+        SmoOptions coarse = options;
+        coarse.tolerance = coarse_tolerance;
+        current = backend.solve_smo(K, y, coarse, iterations > 0 ? &current.beta : warm_start);
+        iterations += current.iterations;
+        if (current.status != Status::Success) break;
+        if (K_host.size() == 0) K_host = backend.download(K);
+        if (auto finished = newton_finish(K_host, y, options, current)) {
+            finished->iterations = iterations;
+            return *finished;
+        }
     }
-    SmoResult tail = backend.solve_smo(K, y, options, &coarse.beta);
-    tail.iterations += coarse.iterations;
+    SmoResult tail = backend.solve_smo(K, y, options, &current.beta);
+    tail.iterations += iterations;
     return tail;
 }
 

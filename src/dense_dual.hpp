@@ -6,10 +6,11 @@
 // variables are free (0 < beta_i < C) and which sit at a bound, the optimum is the solution of
 // one linear system: the stationarity of the free variables plus the equality constraint,
 //   Q_FF beta_F + nu y_F = 1 - C Q_FU 1,   y_F' beta_F = -C y_U' 1.
-// solve_dense_dual runs SMO to a coarse gap, solves that system, and accepts the result only if
-// it is strictly inside the box and its own KKT gap (from the full gradient) meets the requested
-// tolerance; otherwise SMO continues from the coarse point to the requested tolerance, so the
-// answer is never worse than plain SMO's.
+// solve_dense_dual runs SMO to a coarse gap (1e-1, then 1e-3, each only when coarser than the
+// requested tolerance; at 1e-1 or above it is plain SMO), solves that system, and accepts
+// the result only if it is strictly inside the box and its own KKT gap (from the full gradient)
+// meets the requested tolerance; otherwise SMO continues from the coarse point to the requested
+// tolerance, so the answer is never worse than plain SMO's.
 #pragma once
 
 #include "zeronorm/backend.hpp"
