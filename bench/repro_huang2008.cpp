@@ -11,14 +11,24 @@
 //
 // Usage: repro_huang2008 [--data-dir DIR] [--runs N] [--seed S] [--backend cpu|cuda]
 //                        [--csv FILE] [--subsets FILE]
+//        repro_huang2008 --speed [--reps R] [--twonorm-n N] [--data-dir DIR] [--backend cpu|cuda]
 // --subsets writes the Table 1 training subsets (one line per run: the 0-based rows of
 // ripley_train.csv, comma-separated), so that a peer (bench/peers/rvm_peer.py) trains on exactly
 // the same 20 subsets.
+// --speed times training only (no tables): per-fit seconds of the L0-norm SVM (exact, paper
+// settings: C_xi = 1, C_alpha = 0.2) and of train_svm (C = 1) on the same data, median and
+// minimum over R repetitions (default 5), wall clock and process CPU time (run with
+// OPENBLAS_NUM_THREADS=1 for single-core numbers): the 20 Table 1 subsets (gamma = 2), all 250
+// Ripley training points (gamma = 2), pima (768 x 8, standardised, gamma = 1/8) and, when
+// --twonorm-n N > 0, a Twonorm-like synthetic set (Breiman: N(+-a 1, I) in 20 dimensions,
+// a = 2/sqrt(20), gamma = 1/80). It also prints outer steps, SMO iterations and terms, so runs of
+// two builds can be checked for the same results.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <numeric>
@@ -29,6 +39,7 @@
 #include "zeronorm/backend.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/io.hpp"
+#include "zeronorm/preprocess.hpp"
 #include "zeronorm/sparse_svm.hpp"
 #include "zeronorm/svm.hpp"
 
@@ -92,6 +103,127 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Draws the Table 1 subsets exactly as the tables below do for noise level 0 (same RNG calls).
+std::vector<Dataset> table1_subsets(const Dataset& train, int runs, std::uint64_t seed,
+                                    Index subset_size) {
+    std::mt19937_64 rng(seed);
+    std::vector<Dataset> out;
+    for (int run = 0; run < runs; ++run) {
+        IndexVector order(static_cast<std::size_t>(train.n_samples()));
+        std::iota(order.begin(), order.end(), Index(0));
+        for (;;) {
+            std::shuffle(order.begin(), order.end(), rng);
+            Dataset subset = train.subset(IndexVector(order.begin(), order.begin() + subset_size));
+            IndexVector rows(static_cast<std::size_t>(subset_size));
+            std::iota(rows.begin(), rows.end(), Index(0));
+            std::shuffle(rows.begin(), rows.end(), rng);  // the label-flip draw (none at noise 0)
+            if (subset.is_binary()) {
+                out.push_back(std::move(subset));
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+// Twonorm (Breiman 1996): two Gaussians N(+-a 1, I) in d = 20 dimensions, a = 2 / sqrt(20).
+Dataset twonorm_like(Index n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    const Index d = 20;
+    const double a = 2.0 / std::sqrt(double(d));
+    Dataset data;
+    data.X.resize(n, d);
+    data.y.resize(n);
+    for (Index i = 0; i < n; ++i) {
+        data.y[i] = i % 2 == 0 ? -1.0 : 1.0;
+        for (Index j = 0; j < d; ++j) data.X(i, j) = normal(rng) + data.y[i] * a;
+    }
+    return data;
+}
+
+// --speed: per-fit training time of L0 (paper settings) and L2 (train_svm, C = 1) per data set.
+int run_speed(Backend& backend, const std::string& data_dir, int reps, Index twonorm_n,
+              std::uint64_t seed) {
+    struct SpeedSet {
+        std::string name;
+        std::vector<Dataset> fits;
+        double gamma;
+    };
+    std::vector<SpeedSet> sets;
+    const Dataset ripley = read_csv(data_dir + "/ripley/ripley_train.csv");
+    sets.push_back({"ripley, Table 1 subsets (20 x 100)", table1_subsets(ripley, 20, seed, 100),
+                    2.0});
+    sets.push_back({"ripley, all 250", {ripley}, 2.0});
+    Dataset pima = read_csv(data_dir + "/pima/pima.csv");
+    pima.X = Standardizer::fit(pima.X).transform(pima.X);
+    sets.push_back({"pima (standardised)", {pima}, 1.0 / 8.0});
+    if (twonorm_n > 0)
+        sets.push_back({"twonorm-like", {twonorm_like(twonorm_n, seed)}, 1.0 / 80.0});
+
+    std::cout << "# L0- vs L2-norm SVM training time per fit, backend " << backend.description()
+              << ", median (min) of " << reps << " repetitions\n\n"
+              << "| data | n | method | wall s | CPU s | outer steps | SMO iterations | terms |\n"
+                 "|---|---|---|---|---|---|---|---|\n";
+    for (const SpeedSet& set : sets) {
+        double l0_wall = 0.0, l2_wall = 0.0;
+        for (const bool sparse : {true, false}) {
+            std::vector<double> wall, cpu;
+            double steps = 0.0, smo_iterations = 0.0, terms = 0.0;
+            for (int rep = 0; rep < reps; ++rep) {
+                double w = 0.0, c = 0.0;
+                steps = smo_iterations = terms = 0.0;
+                for (const Dataset& fit : set.fits) {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    const std::clock_t c0 = std::clock();
+                    if (sparse) {
+                        SparseSvmOptions o;
+                        o.kernel.type = KernelType::Rbf;
+                        o.kernel.gamma = set.gamma;
+                        const SparseSvmResult r = train_sparse_svm(backend, fit, o);
+                        c += double(std::clock() - c0) / CLOCKS_PER_SEC;
+                        w += seconds_since(t0);
+                        steps += r.iterations;
+                        for (const SparseSvmIteration& it : r.trace)
+                            smo_iterations += double(it.smo_iterations);
+                        terms += double(r.model.n_terms());
+                    } else {
+                        SvmOptions o;
+                        o.kernel.type = KernelType::Rbf;
+                        o.kernel.gamma = set.gamma;
+                        o.smo.C = 1.0;
+                        const SvmTrainResult r = train_svm(backend, fit, o);
+                        c += double(std::clock() - c0) / CLOCKS_PER_SEC;
+                        w += seconds_since(t0);
+                        steps += 1.0;
+                        smo_iterations += double(r.smo.iterations);
+                        terms += double(r.model.n_support());
+                    }
+                }
+                const double fits = double(set.fits.size());
+                wall.push_back(w / fits);
+                cpu.push_back(c / fits);
+                steps /= fits;
+                smo_iterations /= fits;
+                terms /= fits;
+            }
+            std::sort(wall.begin(), wall.end());
+            std::sort(cpu.begin(), cpu.end());
+            const std::size_t mid = wall.size() / 2;
+            (sparse ? l0_wall : l2_wall) = wall[mid];
+            std::cout << "| " << set.name << " | " << set.fits.front().n_samples() << " | "
+                      << (sparse ? "L0 (exact)" : "L2 (train_svm)") << " | " << fmt(wall[mid], 5)
+                      << " (" << fmt(wall.front(), 5) << ") | " << fmt(cpu[mid], 5) << " ("
+                      << fmt(cpu.front(), 5) << ") | " << fmt(steps, 2) << " | "
+                      << fmt(smo_iterations, 1) << " | " << fmt(terms, 2) << " |\n";
+        }
+        std::cout << "| " << set.name << " | | L0 / L2 (wall) | " << fmt(l0_wall / l2_wall, 1)
+                  << "x | | | | |\n";
+        std::cout.flush();
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -99,6 +231,9 @@ int main(int argc, char** argv) {
     std::string backend_name = "cpu";
     std::string csv_path;
     std::string subsets_path;
+    bool speed = false;
+    int reps = 5;
+    Index twonorm_n = 0;
     int runs = 20;
     std::uint64_t seed = 2008;
     for (int i = 1; i < argc; ++i) {
@@ -122,15 +257,24 @@ int main(int argc, char** argv) {
             csv_path = next();
         else if (arg == "--subsets")
             subsets_path = next();
+        else if (arg == "--speed")
+            speed = true;
+        else if (arg == "--reps")
+            reps = std::max(1, std::atoi(next().c_str()));
+        else if (arg == "--twonorm-n")
+            twonorm_n = Index(std::atol(next().c_str()));
         else {
             std::cerr << "usage: repro_huang2008 [--data-dir DIR] [--runs N] [--seed S] "
-                         "[--backend cpu|cuda] [--csv FILE] [--subsets FILE]\n";
+                         "[--backend cpu|cuda] [--csv FILE] [--subsets FILE]\n"
+                         "       repro_huang2008 --speed [--reps R] [--twonorm-n N] "
+                         "[--data-dir DIR] [--seed S] [--backend cpu|cuda]\n";
             return 2;
         }
     }
 
     try {
         auto backend = make_backend(parse_backend_kind(backend_name));
+        if (speed) return run_speed(*backend, data_dir, reps, twonorm_n, seed);
         const Dataset train = read_csv(data_dir + "/ripley/ripley_train.csv");
         const Dataset test = read_csv(data_dir + "/ripley/ripley_test.csv");
 

@@ -254,6 +254,92 @@ public:
         return b.allFinite();
     }
 
+    void syrk(bool trans, double alpha, const DeviceMatrix& A, double beta,
+              DeviceMatrix& C) override {
+        const Index n = trans ? A.cols() : A.rows();
+        ZN_EXPECTS_DIM(C.rows() == n && C.cols() == n,
+                       "syrk: op(A) has " << n << " columns" << (trans ? " (A transposed)" : "")
+                                          << " but C is " << C.rows() << "x" << C.cols());
+        ZN_EXPECTS(C.empty() || C.data() != A.data(), "syrk: C must not share storage with A");
+        if (n == 0) return;
+        auto a = view(A);
+        auto c = view(C);
+        if (beta == 0.0)
+            c.triangularView<Eigen::Lower>().setZero();
+        else if (beta != 1.0)
+            c.triangularView<Eigen::Lower>() *= beta;
+        // Lower triangle by one rank-k update (dsyrk through EIGEN_USE_BLAS), then mirrored.
+        if (trans)
+            c.selfadjointView<Eigen::Lower>().rankUpdate(a.transpose(), alpha);
+        else
+            c.selfadjointView<Eigen::Lower>().rankUpdate(a, alpha);
+        // Mirror tile by tile: a whole-matrix transposed copy strides through memory and costs
+        // more than the product itself for l in the thousands and small k.
+        constexpr Index tile = 64;
+        for (Index j0 = 0; j0 < n; j0 += tile) {
+            const Index jb = std::min(tile, n - j0);
+            auto diagonal = c.block(j0, j0, jb, jb);
+            diagonal.triangularView<Eigen::StrictlyUpper>() = diagonal.transpose();
+            for (Index i0 = j0 + tile; i0 < n; i0 += tile) {
+                const Index ib = std::min(tile, n - i0);
+                c.block(j0, i0, jb, ib) = c.block(i0, j0, ib, jb).transpose();
+            }
+        }
+    }
+
+    void scale_rows_columns(DeviceMatrix& X, const Vector& row_scale, const Vector& col_scale,
+                            double diagonal_shift) override {
+        ZN_EXPECTS_DIM(row_scale.size() == 0 || row_scale.size() == X.rows(),
+                       "scale_rows_columns: " << row_scale.size() << " row scales for "
+                                              << X.rows() << " rows");
+        ZN_EXPECTS_DIM(col_scale.size() == 0 || col_scale.size() == X.cols(),
+                       "scale_rows_columns: " << col_scale.size() << " column scales for "
+                                              << X.cols() << " columns");
+        auto x = view(X);
+        const bool rows = row_scale.size() > 0;
+        for (Index j = 0; j < x.cols(); ++j) {
+            const double c = col_scale.size() > 0 ? col_scale[j] : 1.0;
+            if (rows)
+                x.col(j).array() *= row_scale.array() * c;
+            else if (c != 1.0)
+                x.col(j) *= c;
+        }
+        if (diagonal_shift != 0.0) x.diagonal().array() += diagonal_shift;
+    }
+
+    bool cholesky_factor(DeviceMatrix& A) override {
+        ZN_EXPECTS_DIM(A.rows() == A.cols(),
+                       "cholesky_factor: A is " << A.rows() << "x" << A.cols() << ", not square");
+        if (A.empty()) return true;
+        auto a = view(A);
+        Eigen::LLT<Eigen::Ref<Matrix>> llt(a);  // in place: the lower triangle becomes L
+        if (llt.info() != Eigen::Success) return false;
+        const auto d = a.diagonal().array();
+        return (d > 0.0).all() && d.isFinite().all();
+    }
+
+    void triangular_solve(const DeviceMatrix& L, bool transpose, bool on_the_right,
+                          DeviceMatrix& B) override {
+        ZN_EXPECTS_DIM(L.rows() == L.cols() && (on_the_right ? B.cols() : B.rows()) == L.rows(),
+                       "triangular_solve: L is " << L.rows() << "x" << L.cols() << ", B is "
+                                                 << B.rows() << "x" << B.cols()
+                                                 << (on_the_right ? " (L on the right)" : ""));
+        ZN_EXPECTS(B.empty() || B.data() != L.data(),
+                   "triangular_solve: B must not share storage with L");
+        if (B.empty()) return;
+        auto l = view(L);
+        auto b = view(B);
+        // dtrsm through EIGEN_USE_BLAS; L' is the upper triangle of the transposed view.
+        if (!transpose && !on_the_right)
+            l.triangularView<Eigen::Lower>().solveInPlace(b);
+        else if (transpose && !on_the_right)
+            l.transpose().triangularView<Eigen::Upper>().solveInPlace(b);
+        else if (!transpose && on_the_right)
+            l.triangularView<Eigen::Lower>().solveInPlace<Eigen::OnTheRight>(b);
+        else
+            l.transpose().triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(b);
+    }
+
     SmoResult solve_smo(const DeviceMatrix& K, const Vector& y, const SmoOptions& options,
                         const Vector* warm_start) override {
         ZN_EXPECTS_DIM(K.rows() == K.cols(), "solve_smo: kernel is " << K.rows() << "x" << K.cols());

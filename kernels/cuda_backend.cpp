@@ -158,6 +158,13 @@ public:
     void gemm(bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
               const DeviceMatrix& B, double beta, DeviceMatrix& C) override;
     bool cholesky_solve(DeviceMatrix& A, DeviceMatrix& B) override;
+    void syrk(bool trans, double alpha, const DeviceMatrix& A, double beta,
+              DeviceMatrix& C) override;
+    void scale_rows_columns(DeviceMatrix& X, const Vector& row_scale, const Vector& col_scale,
+                            double diagonal_shift) override;
+    bool cholesky_factor(DeviceMatrix& A) override;
+    void triangular_solve(const DeviceMatrix& L, bool transpose, bool on_the_right,
+                          DeviceMatrix& B) override;
 
     SmoResult solve_smo(const DeviceMatrix& K, const Vector& y, const SmoOptions& options,
                         const Vector* warm_start = nullptr) override;
@@ -483,7 +490,86 @@ bool CudaBackend::cholesky_solve(DeviceMatrix& A, DeviceMatrix& B) {
     if (n == 0) return true;
     ZN_EXPECTS(B.empty() || A.data() != B.data(),
                "cholesky_solve: A and B must not share storage");
+    if (!cholesky_factor(A)) return false;
+    if (B.cols() == 0) return true;
     const int bn = blas_int(n, "cholesky_solve");
+    DeviceBuffer<int> d_info(2, device_);  // [0]: cuSOLVER info, [1]: non-finite flag
+    ZN_CUDA_TRY(cudaMemsetAsync(d_info.get(), 0, 2 * sizeof(int), stream_));
+    int info[2] = {0, 0};
+    ZN_CUSOLVER_TRY(cusolverDnDpotrs(solver_, CUBLAS_FILL_MODE_LOWER, bn,
+                                     blas_int(B.cols(), "cholesky_solve"), A.data(), bn, B.data(),
+                                     bn, d_info.get()));
+    // As the CPU backend: a solution with NaN or Inf (overflow) counts as a failure.
+    check_finite(B.data(), B.size(), d_info.get() + 1, stream_);
+    copy_to_host(info, d_info.get(), 2);
+    sync();
+    if (info[0] != 0) {
+        throw CudaError("cholesky_solve: cusolverDnDpotrs reports invalid parameter " +
+                        std::to_string(-info[0]));
+    }
+    return info[1] == 0;
+}
+
+// cublasDsyrk into the lower triangle, then the mirror pass of kernel_matrix (the linear
+// "kernel" of transform_gram_symmetric only copies the lower triangle to the upper one).
+void CudaBackend::syrk(bool trans, double alpha, const DeviceMatrix& A, double beta,
+                       DeviceMatrix& C) {
+    DeviceGuard guard(device_);
+    const Index n = trans ? A.cols() : A.rows();
+    const Index k = trans ? A.rows() : A.cols();
+    ZN_EXPECTS_DIM(C.rows() == n && C.cols() == n,
+                   "syrk: op(A) has " << n << " columns" << (trans ? " (A transposed)" : "")
+                                      << " but C is " << shape(C));
+    require_device_memory(A, "A", "syrk");
+    require_device_memory(C, "C", "syrk");
+    if (C.empty()) return;
+    ZN_EXPECTS(C.data() != A.data(), "syrk: C must not share storage with A");
+    const int bn = blas_int(n, "syrk");
+    if (k == 0) {
+        scale_in_place(C.data(), C.size(), beta, stream_);
+    } else {
+        ZN_CUBLAS_TRY(cublasDsyrk(blas_, CUBLAS_FILL_MODE_LOWER, trans ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                  bn, blas_int(k, "syrk"), &alpha, A.data(),
+                                  blas_int(std::max<Index>(1, A.rows()), "syrk"), &beta, C.data(),
+                                  bn));
+    }
+    KernelParams mirror;
+    mirror.type = DeviceKernel::Linear;
+    transform_gram_symmetric(mirror, C.data(), n, nullptr, stream_);
+    sync();
+}
+
+void CudaBackend::scale_rows_columns(DeviceMatrix& X, const Vector& row_scale,
+                                     const Vector& col_scale, double diagonal_shift) {
+    DeviceGuard guard(device_);
+    ZN_EXPECTS_DIM(row_scale.size() == 0 || row_scale.size() == X.rows(),
+                   "scale_rows_columns: " << row_scale.size() << " row scales for " << X.rows()
+                                          << " rows");
+    ZN_EXPECTS_DIM(col_scale.size() == 0 || col_scale.size() == X.cols(),
+                   "scale_rows_columns: " << col_scale.size() << " column scales for "
+                                          << X.cols() << " columns");
+    require_device_memory(X, "X", "scale_rows_columns");
+    if (X.empty()) return;
+    const auto nr = static_cast<std::size_t>(row_scale.size());
+    const auto nc = static_cast<std::size_t>(col_scale.size());
+    DeviceBuffer<double> d_r(nr, device_);
+    DeviceBuffer<double> d_c(nc, device_);
+    copy_to_device(d_r.get(), row_scale.data(), nr);
+    copy_to_device(d_c.get(), col_scale.data(), nc);
+    cuda_detail::scale_rows_columns(X.data(), X.rows(), X.cols(), nr > 0 ? d_r.get() : nullptr,
+                                    nc > 0 ? d_c.get() : nullptr, diagonal_shift, stream_);
+    sync();
+}
+
+// cuSOLVER potrf (lower); as in cholesky_solve, a factor diagonal that is not finite and
+// positive (e.g. from NaN input) counts as not positive definite.
+bool CudaBackend::cholesky_factor(DeviceMatrix& A) {
+    DeviceGuard guard(device_);
+    ZN_EXPECTS_DIM(A.rows() == A.cols(), "cholesky_factor: A is " << shape(A) << ", not square");
+    require_device_memory(A, "A", "cholesky_factor");
+    const Index n = A.rows();
+    if (n == 0) return true;
+    const int bn = blas_int(n, "cholesky_factor");
     int lwork = 0;
     ZN_CUSOLVER_TRY(
         cusolverDnDpotrf_bufferSize(solver_, CUBLAS_FILL_MODE_LOWER, bn, A.data(), bn, &lwork));
@@ -497,23 +583,30 @@ bool CudaBackend::cholesky_solve(DeviceMatrix& A, DeviceMatrix& B) {
     copy_to_host(info, d_info.get(), 2);
     sync();
     if (info[0] < 0) {
-        throw CudaError("cholesky_solve: cusolverDnDpotrf reports invalid parameter " +
+        throw CudaError("cholesky_factor: cusolverDnDpotrf reports invalid parameter " +
                         std::to_string(-info[0]));
     }
-    if (info[0] > 0 || info[1] != 0) return false;
-    if (B.cols() == 0) return true;
-    ZN_CUSOLVER_TRY(cusolverDnDpotrs(solver_, CUBLAS_FILL_MODE_LOWER, bn,
-                                     blas_int(B.cols(), "cholesky_solve"), A.data(), bn, B.data(),
-                                     bn, d_info.get()));
-    // As the CPU backend: a solution with NaN or Inf (overflow) counts as a failure.
-    check_finite(B.data(), B.size(), d_info.get() + 1, stream_);
-    copy_to_host(info, d_info.get(), 2);
+    return info[0] == 0 && info[1] == 0;
+}
+
+void CudaBackend::triangular_solve(const DeviceMatrix& L, bool transpose, bool on_the_right,
+                                   DeviceMatrix& B) {
+    DeviceGuard guard(device_);
+    ZN_EXPECTS_DIM(L.rows() == L.cols() && (on_the_right ? B.cols() : B.rows()) == L.rows(),
+                   "triangular_solve: L is " << shape(L) << ", B is " << shape(B)
+                                             << (on_the_right ? " (L on the right)" : ""));
+    require_device_memory(L, "L", "triangular_solve");
+    require_device_memory(B, "B", "triangular_solve");
+    if (B.empty()) return;
+    ZN_EXPECTS(B.data() != L.data(), "triangular_solve: B must not share storage with L");
+    const double one = 1.0;
+    ZN_CUBLAS_TRY(cublasDtrsm(blas_, on_the_right ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT,
+                              CUBLAS_FILL_MODE_LOWER, transpose ? CUBLAS_OP_T : CUBLAS_OP_N,
+                              CUBLAS_DIAG_NON_UNIT, blas_int(B.rows(), "triangular_solve"),
+                              blas_int(B.cols(), "triangular_solve"), &one, L.data(),
+                              blas_int(L.rows(), "triangular_solve"), B.data(),
+                              blas_int(B.rows(), "triangular_solve")));
     sync();
-    if (info[0] != 0) {
-        throw CudaError("cholesky_solve: cusolverDnDpotrs reports invalid parameter " +
-                        std::to_string(-info[0]));
-    }
-    return info[1] == 0;
 }
 
 // The SMO problem of smo.hpp on a precomputed K, by the persistent kernel of smo.cu. Device

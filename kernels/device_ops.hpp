@@ -42,6 +42,10 @@ void check_finite(const double* x, i64 n, int* flag, cudaStream_t stream);
 // Sets *flag = 1 if some diagonal entry of the n x n matrix L is not finite and positive
 // (*flag must be 0 before; it is left untouched otherwise).
 void check_positive_diagonal(const double* L, i64 n, int* flag, cudaStream_t stream);
+// X(i, j) <- r[i] * X(i, j) * c[j] + (i == j ? shift : 0) in place for X rows x cols; r or c
+// may be null (= all ones).
+void scale_rows_columns(double* X, i64 rows, i64 cols, const double* r, const double* c,
+                        double shift, cudaStream_t stream);
 
 // ---- kernel_matrix.cu ------------------------------------------------------------------------
 

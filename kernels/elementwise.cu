@@ -82,7 +82,29 @@ __global__ void check_positive_diagonal_kernel(const double* L, i64 n, int* flag
     }
 }
 
+__global__ void scale_rows_columns_kernel(double* X, i64 rows, i64 cols, const double* r,
+                                          const double* c, double shift) {
+    const i64 total = rows * cols;
+    for (i64 e = global_thread(); e < total; e += grid_stride()) {
+        const i64 i = e % rows;
+        const i64 j = e / rows;
+        double v = X[e];
+        if (r != nullptr) v *= r[i];
+        if (c != nullptr) v *= c[j];
+        if (i == j) v += shift;
+        X[e] = v;
+    }
+}
+
 }  // namespace
+
+void scale_rows_columns(double* X, i64 rows, i64 cols, const double* r, const double* c,
+                        double shift, cudaStream_t stream) {
+    if (rows * cols == 0) return;
+    scale_rows_columns_kernel<<<blocks_for(rows * cols), kThreads, 0, stream>>>(X, rows, cols, r,
+                                                                               c, shift);
+    ZN_CUDA_CHECK_LAUNCH("scale_rows_columns_kernel");
+}
 
 void gather_columns(const double* X, i64 rows, const i64* cols, i64 n_cols, double* out,
                     cudaStream_t stream) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -84,6 +85,128 @@ SparseSvmOptions paper_options() {
     return o;
 }
 
+// K_(t) K_{m x l} (m x l) from the factored step: the update (3.10) applied to the identity.
+Matrix step_KtK(Backend& backend, const SparseSvmStepKernels& s) {
+    const Index l = s.Ktilde.rows();
+    return backend.download(
+        sparse_svm_apply_KtK(backend, s, backend.upload(Matrix::Identity(l, l))));
+}
+
+// ---- the backend primitives of a step, against plain Eigen references ----------------------
+
+class SparseSvmPrimitives : public ::testing::TestWithParam<BackendKind> {};
+
+TEST_P(SparseSvmPrimitives, SyrkIsBothTrianglesOfAAtOrAtA) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(test_seed() + 20);
+    for (const Index k : {Index(1), Index(7), Index(40)}) {
+        const Matrix A = random_matrix(23, k, rng);  // 23 x k
+        const Matrix S = random_matrix(23, 23, rng);
+        const Matrix C0 = S + S.transpose();  // symmetric start for beta != 0
+        const Matrix Ck0 = Matrix(random_matrix(k, k, rng)).selfadjointView<Eigen::Lower>();
+        SCOPED_TRACE("k = " + std::to_string(k));
+        DeviceMatrix C = backend->upload(C0);
+        backend->syrk(false, 0.5, backend->upload(A), 0.0, C);  // beta = 0 ignores C0
+        Matrix expected = 0.5 * A * A.transpose();
+        Matrix got = backend->download(C);
+        EXPECT_LT((got - expected).cwiseAbs().maxCoeff(), 1e-12 * (1.0 + expected.norm()));
+        EXPECT_EQ((got - got.transpose()).cwiseAbs().maxCoeff(), 0.0);
+
+        C = backend->upload(C0);
+        backend->syrk(false, -1.0, backend->upload(A), 2.0, C);
+        expected = -A * A.transpose() + 2.0 * C0;
+        got = backend->download(C);
+        EXPECT_LT((got - expected).cwiseAbs().maxCoeff(), 1e-12 * (1.0 + expected.norm()));
+
+        DeviceMatrix Ck = backend->upload(Ck0);
+        backend->syrk(true, 1.0, backend->upload(A), 1.0, Ck);
+        expected = A.transpose() * A + Ck0;
+        got = backend->download(Ck);
+        EXPECT_LT((got - expected).cwiseAbs().maxCoeff(), 1e-12 * (1.0 + expected.norm()));
+        EXPECT_EQ((got - got.transpose()).cwiseAbs().maxCoeff(), 0.0);
+    }
+    DeviceMatrix wrong = backend->allocate(22, 22);
+    EXPECT_THROW(backend->syrk(false, 1.0, backend->upload(Matrix::Ones(23, 3)), 0.0, wrong),
+                 DimensionMismatch);
+}
+
+TEST_P(SparseSvmPrimitives, ScaleRowsColumnsIsDiagonalProducts) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(test_seed() + 21);
+    for (const Index rows : {Index(9), Index(4)}) {
+        const Index cols = 6;
+        const Matrix X = random_matrix(rows, cols, rng);
+        const Vector r = random_matrix(rows, 1, rng).col(0);
+        const Vector c = random_matrix(cols, 1, rng).col(0);
+        Matrix shift = Matrix::Zero(rows, cols);
+        shift.diagonal().setConstant(0.25);
+        const struct {
+            Vector r, c;
+            double shift;
+            Matrix expected;
+        } cases[] = {
+            {r, c, 0.0, r.asDiagonal() * X * c.asDiagonal()},
+            {r, Vector(), 0.0, r.asDiagonal() * X},
+            {Vector(), c, 0.25, X * c.asDiagonal() + shift},
+            {Vector(), Vector(), 0.25, X + shift},
+        };
+        for (const auto& t : cases) {
+            DeviceMatrix D = backend->upload(X);
+            backend->scale_rows_columns(D, t.r, t.c, t.shift);
+            EXPECT_LT((backend->download(D) - t.expected).cwiseAbs().maxCoeff(), 1e-15);
+        }
+        DeviceMatrix D = backend->upload(X);
+        EXPECT_THROW(backend->scale_rows_columns(D, c, Vector(), 0.0), DimensionMismatch);
+        EXPECT_THROW(backend->scale_rows_columns(D, Vector(), r, 0.0), DimensionMismatch);
+    }
+}
+
+TEST_P(SparseSvmPrimitives, CholeskyFactorAndTriangularSolves) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(test_seed() + 22);
+    const Index n = 17, k = 5;
+    const Matrix G = random_matrix(n, n, rng);
+    Matrix A = G * G.transpose();
+    A.diagonal().array() += 0.5;
+    DeviceMatrix F = backend->upload(A);
+    ASSERT_TRUE(backend->cholesky_factor(F));
+    const Matrix L = backend->download(F).triangularView<Eigen::Lower>();
+    EXPECT_LT((L * L.transpose() - A).cwiseAbs().maxCoeff(), 1e-12 * A.norm());
+    EXPECT_TRUE((L.diagonal().array() > 0).all());
+
+    const Matrix B = random_matrix(n, k, rng);
+    const Matrix Bt = random_matrix(k, n, rng);
+    const auto solve = [&](bool transpose, bool right, const Matrix& rhs) {
+        DeviceMatrix D = backend->upload(rhs);
+        backend->triangular_solve(F, transpose, right, D);  // F's upper triangle is not read
+        return backend->download(D);
+    };
+    const Matrix X1 = solve(false, false, B), X2 = solve(true, false, B);
+    const Matrix X3 = solve(false, true, Bt), X4 = solve(true, true, Bt);
+    EXPECT_LT((L * X1 - B).cwiseAbs().maxCoeff(), 1e-10);
+    EXPECT_LT((L.transpose() * X2 - B).cwiseAbs().maxCoeff(), 1e-10);
+    EXPECT_LT((X3 * L - Bt).cwiseAbs().maxCoeff(), 1e-10);
+    EXPECT_LT((X4 * L.transpose() - Bt).cwiseAbs().maxCoeff(), 1e-10);
+    DeviceMatrix wrong = backend->upload(Bt);
+    EXPECT_THROW(backend->triangular_solve(F, false, false, wrong), DimensionMismatch);
+
+    Matrix indefinite = A;
+    indefinite(3, 3) = -1.0;
+    DeviceMatrix I = backend->upload(indefinite);
+    EXPECT_FALSE(backend->cholesky_factor(I));
+    Matrix nan = A;
+    nan(0, 0) = std::numeric_limits<double>::quiet_NaN();
+    DeviceMatrix N = backend->upload(nan);
+    EXPECT_FALSE(backend->cholesky_factor(N));
+    DeviceMatrix rect = backend->allocate(3, 4);
+    EXPECT_THROW(backend->cholesky_factor(rect), DimensionMismatch);
+}
+
+ZN_INSTANTIATE_FOR_BACKENDS(SparseSvmPrimitives);
+
 // ---- steps 3-4: the stable K_(t) -----------------------------------------------------------
 
 class SparseSvmStep : public ::testing::TestWithParam<BackendKind> {};
@@ -111,11 +234,11 @@ TEST_P(SparseSvmStep, StableFormEqualsDirectFormula) {
                 sparse_svm_step_kernels(*backend, dK, all, lt, C_alpha, variant);
             const Direct d = direct_formula(K, alpha, p, C_alpha, variant);
             const Matrix Ktilde = backend->download(s.Ktilde);
-            const Matrix KtK = backend->download(s.KtK);
+            const Matrix KtK = step_KtK(*backend, s);
             EXPECT_LT((Ktilde - d.Ktilde).cwiseAbs().maxCoeff(),
                       1e-10 * d.Ktilde.cwiseAbs().maxCoeff());
             EXPECT_LT((KtK - d.KtK).cwiseAbs().maxCoeff(), 1e-10 * d.KtK.cwiseAbs().maxCoeff());
-            EXPECT_LT((Ktilde - Ktilde.transpose()).cwiseAbs().maxCoeff(), 1e-12);
+            EXPECT_EQ((Ktilde - Ktilde.transpose()).cwiseAbs().maxCoeff(), 0.0);
             EXPECT_EQ(s.jitter, 0.0);
         }
     }
@@ -140,14 +263,14 @@ TEST_P(SparseSvmStep, PrunedActiveSetIsTheLimitOfTinyAlphas) {
             active.push_back(i);
         }
     }
-    const DeviceMatrix K_ml = backend->select_rows(backend->upload(K), active);
     Vector lt(Index(active.size()));
     for (std::size_t k = 0; k < active.size(); ++k) lt[Index(k)] = alpha[active[k]];
-    const SparseSvmStepKernels s =
-        sparse_svm_step_kernels(*backend, K_ml, active, lt, 0.2, SparseSvmVariant::Exact);
+    const SparseSvmStepKernels s = sparse_svm_step_kernels(*backend, backend->upload(K), active,
+                                                           lt, 0.2, SparseSvmVariant::Exact);
     const Direct d = direct_formula(K, alpha, 0.0, 0.2, SparseSvmVariant::Exact);
     EXPECT_LT((backend->download(s.Ktilde) - d.Ktilde).cwiseAbs().maxCoeff(), 1e-8);
-    const Matrix KtK = backend->download(s.KtK);
+    const Matrix KtK = step_KtK(*backend, s);
+    ASSERT_EQ(KtK.rows(), Index(active.size()));
     for (std::size_t k = 0; k < active.size(); ++k)
         EXPECT_LT((KtK.row(Index(k)) - d.KtK.row(active[k])).cwiseAbs().maxCoeff(), 1e-8);
 }
@@ -161,7 +284,7 @@ TEST_P(SparseSvmStep, ZeroAlphaGivesZeroRowAndNoNaN) {
     for (const SparseSvmVariant variant : {SparseSvmVariant::Exact, SparseSvmVariant::Diagonal}) {
         const SparseSvmStepKernels s =
             sparse_svm_step_kernels(*backend, K, {0, 1, 2, 3}, lt, 0.2, variant);
-        const Matrix KtK = backend->download(s.KtK);
+        const Matrix KtK = step_KtK(*backend, s);
         ASSERT_TRUE(KtK.allFinite());
         EXPECT_EQ(KtK.row(1).cwiseAbs().maxCoeff(), 0.0);
         EXPECT_EQ(KtK.row(3).cwiseAbs().maxCoeff(), 0.0);
@@ -606,6 +729,16 @@ TEST(SparseSvmInput, StepKernelsCheckShapes) {
     EXPECT_THROW(sparse_svm_step_kernels(*backend, K, {0, 1, 2}, Vector::Ones(3), 0.0,
                                          SparseSvmVariant::Exact),
                  InvalidArgument);
+    const DeviceMatrix rows = backend->upload(Matrix::Ones(2, 3));  // K must be the full l x l
+    EXPECT_THROW(sparse_svm_step_kernels(*backend, rows, {0, 1}, Vector::Ones(2), 0.2,
+                                         SparseSvmVariant::Exact),
+                 DimensionMismatch);
+    const SparseSvmStepKernels s =
+        sparse_svm_step_kernels(*backend, K, {0, 2}, Vector::Ones(2), 0.2, SparseSvmVariant::Exact);
+    EXPECT_EQ(s.U.rows(), 3);
+    EXPECT_EQ(s.U.cols(), 2);
+    EXPECT_THROW(sparse_svm_apply_KtK(*backend, s, backend->upload(Matrix::Ones(2, 1))),
+                 DimensionMismatch);
 }
 
 }  // namespace

@@ -78,6 +78,32 @@ public:
     // numerically positive definite.
     virtual bool cholesky_solve(DeviceMatrix& A, DeviceMatrix& B) = 0;
 
+    // One SYRK: C = alpha A A' + beta C (trans false, A is n x k) or C = alpha A' A + beta C
+    // (trans true, A is k x n). C (n x n) must be allocated; it is written in full (both
+    // triangles, exactly symmetric). Where beta != 0 only its lower triangle is read: C is taken
+    // as symmetric.
+    virtual void syrk(bool trans, double alpha, const DeviceMatrix& A, double beta,
+                      DeviceMatrix& C) = 0;
+
+    // X <- diag(row_scale) X diag(col_scale) + diagonal_shift I (the shift on X_kk, k <
+    // min(rows, cols)), in one pass. An empty scale vector means all ones. Diagonal scalings
+    // never go through a GEMM with a dense diagonal matrix.
+    virtual void scale_rows_columns(DeviceMatrix& X, const Vector& row_scale,
+                                    const Vector& col_scale, double diagonal_shift) = 0;
+
+    // Cholesky factorisation A = L L' in place for symmetric positive definite A (n x n; only
+    // its lower triangle is read): the lower triangle of A becomes L, the strictly upper
+    // triangle is unspecified. Returns false (A unspecified) if A is not numerically positive
+    // definite.
+    virtual bool cholesky_factor(DeviceMatrix& A) = 0;
+
+    // One TRSM in place, for L (n x n) lower triangular with a nonzero diagonal (its strictly
+    // upper triangle is not read), e.g. the factor left by cholesky_factor, and op(L) = L or L'
+    // (transpose): B <- op(L)^-1 B for B n x k (on_the_right false), or B <- B op(L)^-1 for
+    // B k x n (on_the_right true).
+    virtual void triangular_solve(const DeviceMatrix& L, bool transpose, bool on_the_right,
+                                  DeviceMatrix& B) = 0;
+
     // ---- inner QP solver -------------------------------------------------------------------
     // SMO (see smo.hpp) on a precomputed kernel K (n x n) in this backend's memory; labels y
     // are +-1. warm_start, when given, is a feasible starting beta (it is clipped to [0, C] and

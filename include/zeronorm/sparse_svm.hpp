@@ -122,18 +122,33 @@ SparseSvmResult train_sparse_svm(Backend& backend, const Dataset& data,
                                  const SparseSvmOptions& options);
 
 // ---- the step's kernels, exposed for tests and for other loops ------------------------------
+// Both are kept in factored form through U (l x m): Ktilde = K_{l x m} K_(t) K_{m x l} = U U' and
+// K_(t) K_{m x l} = diag(row_scale) L^-T U', where
+//   Exact:    L L' = Lt K_mm Lt + C_alpha I (Cholesky), U = K_{l x m} Lt L^-T, row_scale = Lt;
+//   Diagonal: K_(t) = diag(d), L empty (= I), U = K_{l x m} diag(sqrt d), row_scale = sqrt d.
+// So a step costs one m x m factorisation, one triangular solve with l right-hand sides and one
+// symmetric rank-m product (SYRK), and the update (3.10) one GEMV and one triangular solve.
 struct SparseSvmStepKernels {
-    DeviceMatrix KtK;     // m x l: K_(t) K_{m x l} (alpha_active = KtK (y.*beta), eq. 3.10)
-    DeviceMatrix Ktilde;  // l x l: K_{l x m} K_(t) K_{m x l} (step 4, eq. 3.12)
+    DeviceMatrix Ktilde;  // l x l: K_{l x m} K_(t) K_{m x l} (step 4, eq. 3.12), exactly symmetric
+    DeviceMatrix U;       // l x m (see above)
+    DeviceMatrix L;       // m x m, lower triangle (Exact); empty (Diagonal)
+    Vector row_scale;     // m
     double jitter = 0.0;  // added to the diagonal of Lt K_mm Lt + C_alpha I (Exact only)
 };
 
-// Steps 3-4 for one active set: K_ml holds the active rows of K (m x l), active[k] is the
-// column of K_ml that belongs to active row k (so K_mm = K_ml(:, active)), lambda_tilde the
-// m diagonal entries of Lt (>= 0; zeros allowed: nothing is inverted). Throws NumericalError if
-// Lt K_mm Lt + C_alpha I cannot be factorised even after adding jitter.
-SparseSvmStepKernels sparse_svm_step_kernels(Backend& backend, const DeviceMatrix& K_ml,
+// Steps 3-4 for one active set: K is the full l x l kernel matrix (symmetric), active the m
+// indices of the active set (K_{l x m} = K(:, active), K_mm = K(active, active)), lambda_tilde
+// the m diagonal entries of Lt (>= 0; zeros allowed: nothing is inverted). Ktilde_storage, when
+// it is l x l, receives Ktilde (so a loop can reuse one buffer); otherwise Ktilde is allocated.
+// Throws NumericalError if Lt K_mm Lt + C_alpha I cannot be factorised even after adding jitter.
+SparseSvmStepKernels sparse_svm_step_kernels(Backend& backend, const DeviceMatrix& K,
                                              const IndexVector& active, const Vector& lambda_tilde,
-                                             double C_alpha, SparseSvmVariant variant);
+                                             double C_alpha, SparseSvmVariant variant,
+                                             DeviceMatrix Ktilde_storage = DeviceMatrix());
+
+// K_(t) K_{m x l} V (m x k) for V (l x k) from the factored step: with V = y.*beta this is the
+// update (3.10) of the active coefficients.
+DeviceMatrix sparse_svm_apply_KtK(Backend& backend, const SparseSvmStepKernels& step,
+                                  const DeviceMatrix& V);
 
 }  // namespace zeronorm
