@@ -180,6 +180,8 @@ Dataset head(const Dataset& data, Index n) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // LIBSVM and LIBLINEAR run on one thread: so do our products (see set_cpu_blas_threads).
+    zeronorm::set_cpu_blas_threads(1);
     if (argc < 2) {
         std::cerr << "usage: compare_peers DATA_DIR [--json FILE] [--max-train N] [--sets a,b]\n";
         return 1;

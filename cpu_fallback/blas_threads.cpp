@@ -1,5 +1,8 @@
 #include "blas_threads.hpp"
 
+#include "zeronorm/backend.hpp"
+#include "zeronorm/error.hpp"
+
 #include <mutex>
 
 #ifdef ZERONORM_WITH_OPENBLAS
@@ -39,3 +42,18 @@ SingleThreadedBlas::~SingleThreadedBlas() {
 }
 
 }  // namespace zeronorm::cpu
+
+namespace zeronorm {
+
+void set_cpu_blas_threads(int threads) {
+    ZN_EXPECTS(threads >= 1, "set_cpu_blas_threads: threads must be >= 1, got " << threads);
+    std::lock_guard<std::mutex> lock(cpu::scope_mutex);
+#ifdef ZERONORM_WITH_OPENBLAS
+    if (cpu::open_scopes == 0)
+        openblas_set_num_threads(threads);
+    else
+        cpu::saved_threads = threads;  // applies when the single-threaded regions end
+#endif
+}
+
+}  // namespace zeronorm

@@ -215,8 +215,13 @@ public:
         } else {
             out.noalias() = SA * rhs.transpose();
         }
-        const Vector sq_a = SA.rowwise().squaredNorm();
-        const Vector sq_b = symmetric ? sq_a : Vector(rhs.rowwise().squaredNorm());
+        // Squared norms only where the kernel needs distances; for A = B they are the Gram's
+        // diagonal, which keeps every point at distance exactly 0 from itself.
+        Vector sq_a, sq_b;
+        if (spec.type == KernelType::Rbf || spec.type == KernelType::WeightedRbf) {
+            sq_a = symmetric ? Vector(out.diagonal()) : Vector(SA.rowwise().squaredNorm());
+            sq_b = symmetric ? sq_a : Vector(rhs.rowwise().squaredNorm());
+        }
         finish_kernel(spec, out, sq_a, sq_b);
         if (symmetric && (spec.type == KernelType::Rbf || spec.type == KernelType::WeightedRbf))
             out.diagonal().setOnes();  // distance of a point to itself is exactly 0

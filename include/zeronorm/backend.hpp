@@ -129,4 +129,10 @@ bool cuda_compiled();
 // Number of usable CUDA devices (0 when not compiled or none present).
 int cuda_device_count();
 
+// Threads OpenBLAS may use inside one dense product of the CPU backend (process-wide; no-op when
+// zeronorm was built without OpenBLAS). Batch evaluations already run one problem per core with
+// one BLAS thread each; a single fit's products are small, where extra BLAS threads cost more in
+// hand-offs than they save, so the command-line tool sets 1 unless OPENBLAS_NUM_THREADS is set.
+void set_cpu_blas_threads(int threads);
+
 }  // namespace zeronorm

@@ -3,6 +3,7 @@
 // Exit codes: 0 success; 1 usage (bad flags or option values, unreadable paths); 2 data
 // (malformed files, sizes that do not fit, unsuitable labels); 3 numerical failure; 4 device
 // (CUDA error, backend not compiled). Every error message on stderr starts "zeronorm: error: ".
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -52,6 +53,8 @@ int execute(zeronorm::cli::Command& command) {
 }
 
 int run(int argc, char** argv) {
+    // One BLAS thread unless the user asks otherwise (see set_cpu_blas_threads).
+    if (std::getenv("OPENBLAS_NUM_THREADS") == nullptr) zeronorm::set_cpu_blas_threads(1);
     CLI::App app{
         "Sparse SVMs by approximate zero-norm minimisation: feature selection (AROM, "
         "RFE, CORR), SVM training, prediction and cross-validation.",
