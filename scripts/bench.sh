@@ -32,3 +32,11 @@ done
 
 # W1: colon, l2-AROM path and a linear SVM with C chosen by inner 5-fold CV, against scikit-learn.
 BUILD_DIR=$build SPLITS=${SPLITS:-500} "$root/scripts/bench_w1.sh"
+
+# Weston 2003 Table 1, l2-AROM timing against the scikit-learn loop (one process each).
+"$build/bench/repro_table1" --methods l2-arom --time 2>&1 | tee "$out/table1_zeronorm.txt"
+python3 "$root/bench/peers/sklearn_table1.py" --n-jobs 1 | tee "$out/table1_sklearn.txt"
+
+# L0- vs L2-SVM training time per fit (Huang et al. 2008 Table 1 protocol, Ripley, pima).
+OPENBLAS_NUM_THREADS=1 "$build/bench/repro_huang2008" --speed --reps 3 --data-dir "$root/data" \
+  | tee "$out/huang2008_speed.md"
