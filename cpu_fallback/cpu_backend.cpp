@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "smo_solver.hpp"
+#include "sparse_rows.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/error.hpp"
 
@@ -83,56 +84,11 @@ Matrix chi2_kernel(double gamma, const Matrix& A, const Matrix& B) {
 }
 
 // Kernel columns computed on demand from the data and kept in an LRU cache.
-// The rows of X in compressed sparse row form. A kernel column of a large X is bound by reading
-// X, not by the multiply-adds: on mostly-zero data (a9a: 11 % non-zeros) reading only the
-// non-zeros moves several times fewer bytes.
-struct SparseRows {
-    std::vector<Index> start;  // n + 1 offsets into column / value
-    std::vector<Index> column;
-    std::vector<double> value;
-
-    // The rows of X when at most max_density of its entries are non-zero; empty otherwise.
-    static SparseRows of(const Matrix& X, double max_density) {
-        SparseRows out;
-        const Index nnz = (X.array() != 0.0).count();
-        if (X.size() == 0 || double(nnz) > max_density * double(X.size())) return out;
-        out.start.reserve(std::size_t(X.rows()) + 1);
-        out.column.reserve(std::size_t(nnz));
-        out.value.reserve(std::size_t(nnz));
-        out.start.push_back(0);
-        for (Index i = 0; i < X.rows(); ++i) {
-            for (Index j = 0; j < X.cols(); ++j)
-                if (X(i, j) != 0.0) {
-                    out.column.push_back(j);
-                    out.value.push_back(X(i, j));
-                }
-            out.start.push_back(Index(out.column.size()));
-        }
-        return out;
-    }
-    bool empty() const { return start.empty(); }
-
-    // X x for a dense x.
-    Vector times(const Vector& x) const {
-        Vector out(Index(start.size()) - 1);
-        for (Index t = 0; t < out.size(); ++t) {
-            double sum = 0.0;
-            for (Index k = start[std::size_t(t)]; k < start[std::size_t(t) + 1]; ++k)
-                sum += value[std::size_t(k)] * x[column[std::size_t(k)]];
-            out[t] = sum;
-        }
-        return out;
-    }
-};
-
-// Data with at most this share of non-zeros get their kernel columns from SparseRows.
-constexpr double kSparseKernelDensity = 0.25;
-
 class CachedKernelColumns final : public cpu::KernelColumns {
 public:
     CachedKernelColumns(const KernelSpec& spec, Matrix X, double cache_mb)
         : spec_(spec), X_(std::move(X)) {
-        if (spec_.type != KernelType::Chi2) sparse_ = SparseRows::of(X_, kSparseKernelDensity);
+        if (spec_.type != KernelType::Chi2) sparse_ = detail::SparseRows::of(X_);
         const Index n = X_.rows();
         sq_norms_ = X_.rowwise().squaredNorm();
         diagonal_.resize(n);
@@ -175,7 +131,7 @@ private:
 
     KernelSpec spec_;
     Matrix X_;
-    SparseRows sparse_;  // empty unless X is mostly zeros
+    detail::SparseRows sparse_;  // empty unless X is mostly zeros
     Vector sq_norms_, diagonal_;
     std::size_t capacity_;
     std::list<std::pair<Index, Vector>> lru_;

@@ -27,6 +27,7 @@
 #include <random>
 #include <vector>
 
+#include "sparse_rows.hpp"
 #include "zeronorm/error.hpp"
 
 namespace zeronorm {
@@ -110,6 +111,8 @@ LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& op
     Xt.topRows(d) = data.X.transpose();
     if (use_bias) Xt.row(d).setConstant(options.bias_feature);
     const Vector& y = data.y;
+    // Mostly-zero data: the coordinate steps read only the non-zeros of x~_i.
+    const detail::SparseRows sparse = detail::SparseRows::of(Xt.transpose());
 
     // Q_bar_ii = x~_i.x~_i + D_ii (eq. (6)).
     Vector Q_bar_ii = Xt.colwise().squaredNorm().transpose();
@@ -138,11 +141,11 @@ LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& op
 
         for (std::size_t s = 0; s < active_size;) {
             const Index i = index[s];
-            const auto x_i = Xt.col(i);
             const double y_i = y(i);
             const double alpha_i = alpha(i);
             // Partial gradient, eq. (10).
-            const double G = y_i * x_i.dot(w) - 1.0 + D_ii * alpha_i;
+            const double w_x = sparse.empty() ? Xt.col(i).dot(w) : sparse.dot(i, w);
+            const double G = y_i * w_x - 1.0 + D_ii * alpha_i;
 
             // Projected gradient, eq. (8), and the shrinking conditions, eq. (14)-(15): a variable
             // at a bound whose gradient points outward by more than last pass's PG spread is
@@ -180,7 +183,11 @@ LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& op
                     alpha_new = G < 0.0 ? U : 0.0;
                 }
                 alpha(i) = alpha_new;
-                w.noalias() += ((alpha_new - alpha_i) * y_i) * x_i;  // keep eq. (3) true
+                const double step = (alpha_new - alpha_i) * y_i;  // keep eq. (3) true
+                if (sparse.empty())
+                    w.noalias() += step * Xt.col(i);
+                else
+                    sparse.add_row(i, step, w);
             }
             ++s;
         }

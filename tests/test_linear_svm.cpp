@@ -183,6 +183,18 @@ struct AgreementCase {
 Dataset load_case(const std::string& name) {
     if (name == "sonar") return load_csv("sonar/sonar.csv");
     if (name == "ionosphere") return load_csv("ionosphere/ionosphere.csv");
+    // "sparseK": seeded random problem K with 85 % of its entries zeroed (n = 400, d = 60): the
+    // solver's sparse-row path (as on a9a).
+    if (name.rfind("sparse", 0) == 0) {
+        const auto seed = static_cast<std::uint64_t>(std::stoi(name.substr(6)));
+        Dataset data = random_problem(400, 60, seed);
+        std::mt19937_64 rng(seed + 1);
+        std::bernoulli_distribution keep(0.15);
+        for (Index j = 0; j < data.X.cols(); ++j)
+            for (Index i = 0; i < data.X.rows(); ++i)
+                if (!keep(rng)) data.X(i, j) = 0.0;
+        return data;
+    }
     // "randomK": seeded random problem K, n = 300, d = 20.
     return random_problem(300, 20, static_cast<std::uint64_t>(std::stoi(name.substr(6))));
 }
@@ -268,7 +280,9 @@ INSTANTIATE_TEST_SUITE_P(
                       AgreementCase{"sonar", LinearLoss::Hinge, 0.1},
                       AgreementCase{"sonar", LinearLoss::SquaredHinge, 1.0},
                       AgreementCase{"ionosphere", LinearLoss::Hinge, 0.01},
-                      AgreementCase{"ionosphere", LinearLoss::SquaredHinge, 0.3}),
+                      AgreementCase{"ionosphere", LinearLoss::SquaredHinge, 0.3},
+                      AgreementCase{"sparse3", LinearLoss::Hinge, 0.01},
+                      AgreementCase{"sparse4", LinearLoss::SquaredHinge, 0.1}),
     [](const ::testing::TestParamInfo<AgreementCase>& param_info) {
         const AgreementCase& c = param_info.param;
         std::ostringstream C;
