@@ -105,7 +105,7 @@ private:
 };
 
 double sign_error(const Vector& f, const Vector& y) {
-    return error_rate(f.unaryExpr([](double v) { return v >= 0 ? 1.0 : -1.0; }), y);
+    return error_rate(labels_from_decision(f), y);
 }
 
 }  // namespace

@@ -395,7 +395,7 @@ SvmModel SparseSvmModel::to_svm_model() const {
 
 Vector SparseSvmModel::predict(Backend& backend, const Matrix& X) const {
     const Vector f = decision_function(backend, X);
-    return f.unaryExpr([](double v) { return v >= 0 ? 1.0 : -1.0; });
+    return labels_from_decision(f);
 }
 
 }  // namespace zeronorm

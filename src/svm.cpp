@@ -110,7 +110,10 @@ Vector SvmModel::decision_function(Backend& backend, const Matrix& X) const {
 }
 
 Vector SvmModel::predict(Backend& backend, const Matrix& X) const {
-    const Vector f = decision_function(backend, X);
+    return labels_from_decision(decision_function(backend, X));
+}
+
+Vector labels_from_decision(const Vector& f) {
     return f.unaryExpr([](double v) { return v >= 0 ? 1.0 : -1.0; });
 }
 

@@ -46,6 +46,9 @@ struct SvmTrainResult {
 // Trains on the whole data set; labels must be +-1 with both classes present.
 SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions& options);
 
+// Labels from decision values: +1 where f >= 0, else -1 (the rule of SvmModel::predict).
+Vector labels_from_decision(const Vector& f);
+
 // Fraction of rows whose predicted label differs from y.
 double error_rate(const Vector& predicted, const Vector& y);
 
