@@ -7,6 +7,7 @@
 #include <random>
 
 #include "zeronorm/error.hpp"
+#include "zeronorm/model_selection.hpp"
 #include "zeronorm/preprocess.hpp"
 #include "split_runner.hpp"
 
@@ -184,23 +185,23 @@ CrossValidationResult cross_validate_svm(Backend& backend, const Dataset& data,
                                          bool standardize, const FoldCallback& on_fold) {
     const auto start = std::chrono::steady_clock::now();
     data.validate();
-    options.validate(data.n_features());
+    SvmEvaluationOptions evaluation;  // one C: each fold is a plain train and test
+    evaluation.svm = options;
+    evaluation.standardize = standardize;
+    evaluation.validate(data.n_features());
     detail::check_splits(folds, data.n_samples(), "cross_validate_svm");
 
     CrossValidationResult result;
     for (std::size_t f = 0; f < folds.size(); ++f) {
-        const auto fold_start = std::chrono::steady_clock::now();
-        const auto [train, test] = detail::split_data(data, folds[f], standardize);
-        const SvmTrainResult trained = train_svm(backend, train, options);
+        const SvmSplitEvaluation split = evaluate_svm_split(backend, data, folds[f], evaluation, 0);
         FoldResult fr;
-        fr.error = error_rate(trained.model.predict(backend, test.X), test.y);
-        fr.n_train = train.n_samples();
-        fr.n_test = test.n_samples();
-        fr.n_support = trained.model.n_support();
-        fr.iterations = trained.smo.iterations;
-        fr.status = trained.smo.status;
-        fr.seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - fold_start).count();
+        fr.error = split.error;
+        fr.n_train = Index(folds[f].train.size());
+        fr.n_test = Index(folds[f].test.size());
+        fr.n_support = split.n_support;
+        fr.iterations = split.iterations;
+        fr.status = split.status;
+        fr.seconds = split.seconds;
         if (result.status == Status::Success) result.status = fr.status;
         result.folds.push_back(fr);
         result.fold_errors.push_back(fr.error);

@@ -114,6 +114,9 @@ SvmSplitEvaluation evaluate_svm_split(Backend& backend, const Dataset& data, con
                                       const SvmEvaluationOptions& options, std::uint64_t seed) {
     const auto start = std::chrono::steady_clock::now();
     auto [train, test] = detail::split_data(data, split, options.standardize);
+    if (options.svm.kernel.type == KernelType::Chi2)  // histograms: defined for x >= 0 only
+        ZN_EXPECTS((train.X.array() >= 0).all() && (test.X.array() >= 0).all(),
+                   "the chi2 kernel needs non-negative features");
     SplitProblems problems(backend, train.X, train.y, options.svm);
     const std::vector<double> grid = options.grid();
     SvmSplitEvaluation out;
@@ -169,8 +172,6 @@ SvmEvaluation evaluate_svm(BackendKind kind, int device, const Dataset& data,
     for (Index i = 0; i < data.y.size(); ++i)
         ZN_EXPECTS(data.y[i] == 1.0 || data.y[i] == -1.0,
                    "evaluate_svm needs labels +1/-1; label of sample " << i << " is " << data.y[i]);
-    if (options.svm.kernel.type == KernelType::Chi2)
-        ZN_EXPECTS((data.X.array() >= 0).all(), "the chi2 kernel needs non-negative features");
 
     SvmEvaluation result;
     result.splits.resize(splits.size());

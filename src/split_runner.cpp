@@ -40,8 +40,10 @@ void run_per_split(BackendKind kind, int device, std::size_t n_tasks, int thread
             next = n_tasks;  // stop the other workers early
         }
     };
-    std::optional<cpu::SingleThreadedBlas> one_blas_thread;  // the workers already fill the cores
-    if (workers > 1) one_blas_thread.emplace();
+    // One BLAS thread per problem on the CPU, whatever the worker count: the workers fill the
+    // cores, and every split computes the same way however many run at once.
+    std::optional<cpu::SingleThreadedBlas> one_blas_thread;
+    if (kind == BackendKind::Cpu) one_blas_thread.emplace();
     std::vector<std::thread> pool;
     for (unsigned w = 1; w < workers; ++w) pool.emplace_back(worker);
     worker();
