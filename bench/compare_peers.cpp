@@ -3,6 +3,9 @@
 // (for bench/RESULTS.md) and, with --json FILE, the raw numbers.
 //
 // usage: compare_peers DATA_DIR [--json FILE] [--max-train N] [--sets sonar,ionosphere,a9a,ijcnn1]
+//                      [--solvers smo,dcd] [--backend cpu|cuda] [--only ours|peer]
+// --backend picks where our SMO runs (LIBSVM and LIBLINEAR always run on one CPU core; our DCD
+// is CPU-only).
 #include <linear.h>
 #include <svm.h>
 
@@ -11,6 +14,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -58,6 +62,13 @@ struct SparseRows {
     }
 };
 
+// Which side of a comparison to run: both in one process (the default), or ours and the peer
+// in separate processes (--only), e.g. the CPU peer running while the GPU does other work.
+struct Sides {
+    bool ours = true;
+    bool peer = true;
+};
+
 struct Row {
     std::string set, solver, peer;
     Index n = 0, d = 0;
@@ -84,7 +95,7 @@ double libsvm_objective(const svm_model* model, const Dataset& train, const Kern
 }
 
 Row run_smo(const std::string& name, const Dataset& train, const Dataset& test, double C,
-            double gamma, Backend& backend) {
+            double gamma, Backend& backend, const Sides& sides) {
     Row row{name, "SMO rbf", "LIBSVM 3.24", train.n_samples(), train.n_features()};
     SvmOptions options;
     options.kernel.type = KernelType::Rbf;
@@ -92,10 +103,13 @@ Row run_smo(const std::string& name, const Dataset& train, const Dataset& test, 
     options.smo.C = C;
     options.smo.tolerance = 1e-3;
     options.smo.cache_mb = 1000;
-    SvmTrainResult ours;
-    row.ours_s = seconds_of([&] { ours = train_svm(backend, train, options); });
-    row.ours_obj = ours.smo.objective;
-    row.ours_acc = 1 - error_rate(ours.model.predict(backend, test.X), test.y);
+    if (sides.ours) {
+        SvmTrainResult ours;
+        row.ours_s = seconds_of([&] { ours = train_svm(backend, train, options); });
+        row.ours_obj = ours.smo.objective;
+        row.ours_acc = 1 - error_rate(ours.model.predict(backend, test.X), test.y);
+    }
+    if (!sides.peer) return row;
 
     SparseRows rows(train.X, 0);
     std::vector<double> y(train.y.data(), train.y.data() + train.n_samples());
@@ -122,17 +136,20 @@ Row run_smo(const std::string& name, const Dataset& train, const Dataset& test, 
 }
 
 Row run_dcd(const std::string& name, const Dataset& train, const Dataset& test, double C,
-            LinearLoss loss) {
+            LinearLoss loss, const Sides& sides) {
     Row row{name, loss == LinearLoss::Hinge ? "DCD L1-loss" : "DCD L2-loss", "LIBLINEAR 2.3",
             train.n_samples(), train.n_features()};
     LinearSvmOptions options;
     options.loss = loss;
     options.C = C;
     options.tolerance = 0.1;
-    LinearSvmResult ours;
-    row.ours_s = seconds_of([&] { ours = train_linear_svm(train, options); });
-    row.ours_obj = ours.primal_objective;
-    row.ours_acc = 1 - error_rate(ours.predict(test.X), test.y);
+    if (sides.ours) {
+        LinearSvmResult ours;
+        row.ours_s = seconds_of([&] { ours = train_linear_svm(train, options); });
+        row.ours_obj = ours.primal_objective;
+        row.ours_acc = 1 - error_rate(ours.predict(test.X), test.y);
+    }
+    if (!sides.peer) return row;
 
     SparseRows rows(train.X, 1.0);
     std::vector<double> y(train.y.data(), train.y.data() + train.n_samples());
@@ -183,21 +200,38 @@ int main(int argc, char** argv) {
     // LIBSVM and LIBLINEAR run on one thread: so do our products (see set_cpu_blas_threads).
     zeronorm::set_cpu_blas_threads(1);
     if (argc < 2) {
-        std::cerr << "usage: compare_peers DATA_DIR [--json FILE] [--max-train N] [--sets a,b]\n";
+        std::cerr << "usage: compare_peers DATA_DIR [--json FILE] [--max-train N] [--sets a,b] "
+                     "[--solvers smo,dcd] [--backend cpu|cuda] [--only ours|peer]\n";
         return 1;
     }
     const std::string dir = argv[1];
-    std::string json_path, sets = "sonar,ionosphere,a9a,ijcnn1";
+    std::string json_path, sets = "sonar,ionosphere,a9a,ijcnn1", solvers = "smo,dcd";
+    std::string backend_name = "cpu";
+    Sides sides;
     Index max_train = 0;
     for (int i = 2; i + 1 < argc; i += 2) {
         const std::string flag = argv[i];
         if (flag == "--json") json_path = argv[i + 1];
         else if (flag == "--max-train") max_train = std::stol(argv[i + 1]);
         else if (flag == "--sets") sets = argv[i + 1];
+        else if (flag == "--solvers") solvers = argv[i + 1];
+        else if (flag == "--backend") backend_name = argv[i + 1];
+        else if (flag == "--only" && std::string(argv[i + 1]) == "ours") sides.peer = false;
+        else if (flag == "--only" && std::string(argv[i + 1]) == "peer") sides.ours = false;
+        else {
+            std::cerr << "compare_peers: unknown option " << flag << "\n";
+            return 1;
+        }
     }
-    auto backend = make_cpu_backend();
+    auto backend = make_backend(parse_backend_kind(backend_name));
+    std::cerr << "compare_peers: SMO on " << backend->description() << "\n";
     std::vector<Row> rows;
-    auto wanted = [&](const std::string& s) { return ("," + sets + ",").find("," + s + ",") != std::string::npos; };
+    auto listed = [](const std::string& list, const std::string& s) {
+        return ("," + list + ",").find("," + s + ",") != std::string::npos;
+    };
+    auto wanted = [&](const std::string& s) { return listed(sets, s); };
+    const bool smo = listed(solvers, "smo");
+    const bool dcd = listed(solvers, "dcd");
     auto split_holdout = [](const Dataset& all, Dataset& train, Dataset& test) {
         // Standardised, first 2/3 for training (deterministic), the rest for testing.
         IndexVector tr, te;
@@ -212,9 +246,13 @@ int main(int argc, char** argv) {
         if (!wanted(small)) continue;
         Dataset train, test;
         split_holdout(load(dir, small, small + ".csv"), train, test);
-        rows.push_back(run_smo(small, train, test, 1.0, 1.0 / double(train.n_features()), *backend));
-        rows.push_back(run_dcd(small, train, test, 1.0, LinearLoss::Hinge));
-        rows.push_back(run_dcd(small, train, test, 1.0, LinearLoss::SquaredHinge));
+        if (smo)
+            rows.push_back(
+                run_smo(small, train, test, 1.0, 1.0 / double(train.n_features()), *backend, sides));
+        if (dcd) {
+            rows.push_back(run_dcd(small, train, test, 1.0, LinearLoss::Hinge, sides));
+            rows.push_back(run_dcd(small, train, test, 1.0, LinearLoss::SquaredHinge, sides));
+        }
     }
     struct Big { std::string name; double gamma; };
     for (const Big& big : {Big{"a9a", 1.0 / 123}, Big{"ijcnn1", 1.0 / 22}}) {
@@ -223,9 +261,11 @@ int main(int argc, char** argv) {
         const Dataset test = load(dir, big.name, big.name + "_test.csv");
         std::cerr << "compare_peers: " << big.name << " " << train.n_samples() << " x "
                   << train.n_features() << "\n";
-        rows.push_back(run_dcd(big.name, train, test, 1.0, LinearLoss::Hinge));
-        rows.push_back(run_dcd(big.name, train, test, 1.0, LinearLoss::SquaredHinge));
-        rows.push_back(run_smo(big.name, train, test, 1.0, big.gamma, *backend));
+        if (dcd) {
+            rows.push_back(run_dcd(big.name, train, test, 1.0, LinearLoss::Hinge, sides));
+            rows.push_back(run_dcd(big.name, train, test, 1.0, LinearLoss::SquaredHinge, sides));
+        }
+        if (smo) rows.push_back(run_smo(big.name, train, test, 1.0, big.gamma, *backend, sides));
     }
 
     std::printf("| set | n x d | solver | peer | zeronorm s | peer s | speed-up | rel. objective diff | test acc. zeronorm / peer |\n");
@@ -238,7 +278,7 @@ int main(int argc, char** argv) {
         std::printf("| %s | %ld x %ld | %s | %s | %.3f | %.3f | %.2fx | %.1e | %.4f / %.4f |\n",
                     r.set.c_str(), long(r.n), long(r.d), r.solver.c_str(), r.peer.c_str(),
                     r.ours_s, r.peer_s, r.peer_s / r.ours_s, rel, r.ours_acc, r.peer_acc);
-        json << (k ? "," : "") << "{\"set\":\"" << r.set << "\",\"solver\":\"" << r.solver
+        json << std::setprecision(17) << (k ? "," : "") << "{\"set\":\"" << r.set << "\",\"solver\":\"" << r.solver
              << "\",\"peer\":\"" << r.peer << "\",\"n\":" << r.n << ",\"d\":" << r.d
              << ",\"zeronorm_seconds\":" << r.ours_s << ",\"peer_seconds\":" << r.peer_s
              << ",\"zeronorm_objective\":" << r.ours_obj << ",\"peer_objective\":" << r.peer_obj

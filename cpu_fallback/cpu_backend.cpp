@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "batch_shapes.hpp"
 #include "smo_solver.hpp"
 #include "sparse_rows.hpp"
 #include "zeronorm/backend.hpp"
@@ -19,6 +20,12 @@ using MutableMap = Eigen::Map<Matrix>;
 
 ConstMap view(const DeviceMatrix& m) { return ConstMap(m.data(), m.rows(), m.cols()); }
 MutableMap view(DeviceMatrix& m) { return MutableMap(m.data(), m.rows(), m.cols()); }
+
+// Block p (cols columns from column p cols) of a batch, as a matrix that shares X's storage.
+DeviceMatrix block(const DeviceMatrix& X, Index cols, Index p) {
+    double* first = const_cast<double*>(X.data()) + p * cols * X.rows();
+    return DeviceMatrix(std::shared_ptr<double>(std::shared_ptr<double>(), first), X.rows(), cols);
+}
 
 DeviceMatrix allocate_host(Index rows, Index cols) {
     ZN_EXPECTS(rows >= 0 && cols >= 0, "allocate: negative shape " << rows << " x " << cols);
@@ -356,6 +363,52 @@ public:
         ZN_EXPECTS(view(K).allFinite(), "solve_smo: the kernel matrix contains NaN or Inf");
         DenseKernelColumns columns(K);
         return cpu::solve_smo(columns, y, options, warm_start);
+    }
+
+    // The batched primitives are plain loops over the blocks: the reference the CUDA batch
+    // kernels are tested against.
+    DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
+                                   const DeviceMatrix& Z) override {
+        const Index d = detail::check_scaled_gram_batch(A, B, Z);
+        const Index P = Z.cols();
+        const Index l = B.rows();
+        DeviceMatrix K = allocate_host(A.rows(), l * P);
+        auto out = view(K);
+        for (Index p = 0; p < P; ++p) {
+            const auto z = view(Z).col(p).asDiagonal();
+            const Matrix SA = view(block(A, d, p)) * z;
+            if (&A == &B) {
+                out.middleCols(p * l, l).noalias() = SA * SA.transpose();
+            } else {
+                const Matrix SB = view(block(B, d, p)) * z;
+                out.middleCols(p * l, l).noalias() = SA * SB.transpose();
+            }
+        }
+        return K;
+    }
+
+    void gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
+                    const DeviceMatrix& B, double beta, DeviceMatrix& C) override {
+        const detail::GemmBatchShape s = detail::check_gemm_batch(batch, trans_a, trans_b, A, B, C);
+        for (Index p = 0; p < batch; ++p) {
+            DeviceMatrix c = block(C, s.n, p);
+            gemm(trans_a, trans_b, alpha, block(A, s.a_block, p), block(B, s.b_block, p), beta, c);
+        }
+    }
+
+    std::vector<SmoResult> solve_smo_batch(const DeviceMatrix& K, const Matrix& Y,
+                                           const SmoOptions& options, const Matrix* warm_start,
+                                           const std::vector<char>& active) override {
+        detail::check_smo_batch(K, Y, warm_start, active);
+        const Index n = Y.rows();
+        std::vector<SmoResult> out(static_cast<std::size_t>(Y.cols()));
+        for (Index p = 0; p < Y.cols(); ++p) {
+            if (!active.empty() && !active[std::size_t(p)]) continue;
+            const Vector warm = warm_start != nullptr ? Vector(warm_start->col(p)) : Vector();
+            out[std::size_t(p)] = solve_smo(block(K, n, p), Y.col(p), options,
+                                            warm_start != nullptr ? &warm : nullptr);
+        }
+        return out;
     }
 
     SmoResult solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,

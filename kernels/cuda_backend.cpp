@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "batch_shapes.hpp"
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
 #include "smo_common.hpp"
@@ -113,6 +114,29 @@ private:
     int device_;
 };
 
+void check_smo_options(const SmoOptions& options, const char* where) {
+    options.validate();
+    ZN_EXPECTS(options.max_iterations >= 0,
+               where << ": max_iterations = " << options.max_iterations << " is negative");
+}
+
+// SMO iterations allowed: the caller's cap, else max(1e7, 100 n) (as the CPU solver).
+i64 smo_iteration_cap(const SmoOptions& options, Index n) {
+    return options.max_iterations > 0 ? options.max_iterations
+                                      : std::max<i64>(10000000, i64{100} * static_cast<i64>(n));
+}
+
+// Fills r (whose beta is set) from the final gradient G and the kernel's outcome.
+void finish_smo_result(SmoResult& r, const Vector& G, const Vector& y,
+                       const SmoDeviceOutcome& outcome, double C) {
+    r.iterations = outcome.iterations;
+    r.kkt_gap = smo_detail::smo_kkt_gap(r.beta, G, y, C);
+    r.status = outcome.status == kSmoConverged ? Status::Success : Status::NoConvergence;
+    if (!r.beta.allFinite() || !G.allFinite()) r.status = Status::NumericalIssue;
+    r.bias = smo_detail::smo_bias(r.beta, G, y, C);
+    r.objective = smo_detail::smo_objective(r.beta, G);
+}
+
 int blas_int(Index v, const char* where) {
     ZN_EXPECTS(v >= 0 && v <= INT_MAX,
                where << ": dimension " << v << " exceeds the range of cuBLAS/cuSOLVER (int)");
@@ -171,6 +195,14 @@ public:
     SmoResult solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,
                         const SmoOptions& options, const Vector* warm_start = nullptr) override;
 
+    DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
+                                   const DeviceMatrix& Z) override;
+    void gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
+                    const DeviceMatrix& B, double beta, DeviceMatrix& C) override;
+    std::vector<SmoResult> solve_smo_batch(const DeviceMatrix& K, const Matrix& Y,
+                                           const SmoOptions& options, const Matrix* warm_start,
+                                           const std::vector<char>& active) override;
+
 private:
     // rows x cols of device memory, NaN-filled when `poison` (0xFF bytes are a NaN double).
     DeviceMatrix allocate_matrix(Index rows, Index cols, bool poison, const char* where);
@@ -188,6 +220,11 @@ private:
     }
     void sync() { ZN_CUDA_TRY(cudaStreamSynchronize(stream_)); }
     void release() noexcept;
+    // Grow-only scratch kept across calls, for the scaled copies of scaled_gram_batch: a fresh
+    // cudaMalloc of a few hundred MB per AROM iteration would cost more than the product.
+    double* batch_workspace(std::size_t count);
+    // True when every entry of m is finite (one device pass).
+    bool all_finite(const DeviceMatrix& m);
 
     int device_;
     std::string name_;
@@ -195,7 +232,32 @@ private:
     cudaStream_t stream_ = nullptr;
     cublasHandle_t blas_ = nullptr;
     cusolverDnHandle_t solver_ = nullptr;
+    std::shared_ptr<double> workspace_;
+    std::size_t workspace_count_ = 0;
 };
+
+bool CudaBackend::all_finite(const DeviceMatrix& m) {
+    DeviceBuffer<int> d_flag(1, device_);
+    ZN_CUDA_TRY(cudaMemsetAsync(d_flag.get(), 0, sizeof(int), stream_));
+    check_finite(m.data(), m.size(), d_flag.get(), stream_);
+    int flag = 0;
+    copy_to_host(&flag, d_flag.get(), 1);
+    sync();
+    return flag == 0;
+}
+
+double* CudaBackend::batch_workspace(std::size_t count) {
+    if (count > workspace_count_) {
+        workspace_.reset();  // free the old one first
+        workspace_count_ = 0;
+        const std::size_t bytes = count * sizeof(double);
+        void* p = nullptr;
+        ZN_CUDA_TRY_ALLOC(cudaMalloc(&p, bytes), bytes);
+        workspace_ = std::shared_ptr<double>(static_cast<double*>(p), DeviceDeleter{device_});
+        workspace_count_ = count;
+    }
+    return workspace_.get();
+}
 
 CudaBackend::CudaBackend(int device) : device_(device) {
     DeviceGuard guard(device_);
@@ -617,18 +679,8 @@ SmoResult CudaBackend::solve_smo(const DeviceMatrix& K, const Vector& y,
     ZN_EXPECTS_DIM(K.rows() == K.cols(), "solve_smo: kernel is " << shape(K));
     require_device_memory(K, "K", "solve_smo");
     ZN_EXPECTS(K.rows() <= INT_MAX, "solve_smo: n = " << K.rows() << " is too large");
-    {
-        DeviceBuffer<int> d_flag(1, device_);
-        ZN_CUDA_TRY(cudaMemsetAsync(d_flag.get(), 0, sizeof(int), stream_));
-        check_finite(K.data(), K.size(), d_flag.get(), stream_);
-        int flag = 0;
-        copy_to_host(&flag, d_flag.get(), 1);
-        sync();
-        ZN_EXPECTS(flag == 0, "solve_smo: the kernel matrix contains NaN or Inf");
-    }
-    options.validate();
-    ZN_EXPECTS(options.max_iterations >= 0,
-               "solve_smo: max_iterations = " << options.max_iterations << " is negative");
+    ZN_EXPECTS(all_finite(K), "solve_smo: the kernel matrix contains NaN or Inf");
+    check_smo_options(options, "solve_smo");
     const Index n = K.rows();
     ZN_EXPECTS_DIM(y.size() == n, "SMO: " << y.size() << " labels for a kernel of size " << n);
     smo_detail::check_smo_labels(y);
@@ -669,9 +721,7 @@ SmoResult CudaBackend::solve_smo(const DeviceMatrix& K, const Vector& y,
     p.C = options.C;
     p.ridge = options.ridge;
     p.tolerance = options.tolerance;
-    p.max_iterations = options.max_iterations > 0
-                           ? options.max_iterations
-                           : std::max<i64>(10000000, i64{100} * static_cast<i64>(n));
+    p.max_iterations = smo_iteration_cap(options, n);
     smo_solve(p, d_outcome.get(), stream_);
 
     SmoResult result;
@@ -683,12 +733,7 @@ SmoResult CudaBackend::solve_smo(const DeviceMatrix& K, const Vector& y,
     copy_to_host(&outcome, d_outcome.get(), 1);
     sync();
 
-    result.iterations = outcome.iterations;
-    result.kkt_gap = smo_detail::smo_kkt_gap(result.beta, G, y, options.C);
-    result.status = outcome.status == kSmoConverged ? Status::Success : Status::NoConvergence;
-    if (!result.beta.allFinite() || !G.allFinite()) result.status = Status::NumericalIssue;
-    result.bias = smo_detail::smo_bias(result.beta, G, y, options.C);
-    result.objective = smo_detail::smo_objective(result.beta, G);
+    finish_smo_result(result, G, y, outcome, options.C);
     return result;
 }
 
@@ -718,6 +763,162 @@ SmoResult CudaBackend::solve_smo(const KernelSpec& spec, const DeviceMatrix& X, 
 
     const DeviceMatrix K = kernel_matrix(spec, X, X);
     return solve_smo(K, y, options, warm_start);
+}
+
+// Batches (backend.hpp): the column scaling of every block in one pass (Z's column-major order
+// is the order of the batch's columns), then one strided-batched GEMM.
+DeviceMatrix CudaBackend::scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
+                                            const DeviceMatrix& Z) {
+    DeviceGuard guard(device_);
+    const Index d = detail::check_scaled_gram_batch(A, B, Z);
+    require_device_memory(A, "A", "scaled_gram_batch");
+    require_device_memory(B, "B", "scaled_gram_batch");
+    require_device_memory(Z, "Z", "scaled_gram_batch");
+    const Index P = Z.cols();
+    const Index m = A.rows();
+    const Index l = B.rows();
+    const bool symmetric = &A == &B;
+    DeviceMatrix K = allocate_matrix(m, l * P, true, "scaled_gram_batch");
+    if (K.empty()) {
+        sync();
+        return K;
+    }
+    if (d == 0) {
+        ZN_CUDA_TRY(cudaMemsetAsync(K.data(), 0, static_cast<std::size_t>(K.size()) * sizeof(double),
+                                    stream_));
+        sync();
+        return K;
+    }
+    double* As = batch_workspace(static_cast<std::size_t>(A.size() + (symmetric ? 0 : B.size())));
+    scale_columns(A.data(), m, d * P, Z.data(), nullptr, As, stream_);
+    const double* Bp = As;
+    if (!symmetric) {
+        double* Bs = As + A.size();
+        scale_columns(B.data(), l, d * P, Z.data(), nullptr, Bs, stream_);
+        Bp = Bs;
+    }
+    const double one = 1.0;
+    const double zero = 0.0;
+    const int bm = blas_int(m, "scaled_gram_batch");
+    const int bl = blas_int(l, "scaled_gram_batch");
+    const int bd = blas_int(d, "scaled_gram_batch");
+    ZN_CUBLAS_TRY(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, bm, bl, bd, &one,
+                                            As, bm, m * d, Bp, bl, l * d, &zero, K.data(),
+                                            bm, m * l, blas_int(P, "scaled_gram_batch")));
+    sync();
+    return K;
+}
+
+void CudaBackend::gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha,
+                             const DeviceMatrix& A, const DeviceMatrix& B, double beta,
+                             DeviceMatrix& C) {
+    DeviceGuard guard(device_);
+    const detail::GemmBatchShape s = detail::check_gemm_batch(batch, trans_a, trans_b, A, B, C);
+    require_device_memory(A, "A", "gemm_batch");
+    require_device_memory(B, "B", "gemm_batch");
+    require_device_memory(C, "C", "gemm_batch");
+    if (C.empty()) return;
+    ZN_EXPECTS(C.data() != A.data() && C.data() != B.data(),
+               "gemm_batch: C must not share storage with A or B");
+    if (s.k == 0) {
+        scale_in_place(C.data(), C.size(), beta, stream_);
+        sync();
+        return;
+    }
+    ZN_CUBLAS_TRY(cublasDgemmStridedBatched(
+        blas_, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+        blas_int(s.m, "gemm_batch"), blas_int(s.n, "gemm_batch"), blas_int(s.k, "gemm_batch"),
+        &alpha, A.data(), blas_int(A.rows(), "gemm_batch"), A.rows() * s.a_block, B.data(),
+        blas_int(B.rows(), "gemm_batch"), B.rows() * s.b_block, &beta, C.data(),
+        blas_int(C.rows(), "gemm_batch"), C.rows() * s.n, blas_int(batch, "gemm_batch")));
+    sync();
+}
+
+// All problems in one launch of the batched SMO kernel (one block each); the host prepares the
+// starting points and, from the downloaded beta and gradient, the bias, objective and gap of
+// each problem as solve_smo does.
+std::vector<SmoResult> CudaBackend::solve_smo_batch(const DeviceMatrix& K, const Matrix& Y,
+                                                    const SmoOptions& options,
+                                                    const Matrix* warm_start,
+                                                    const std::vector<char>& active) {
+    DeviceGuard guard(device_);
+    detail::check_smo_batch(K, Y, warm_start, active);
+    require_device_memory(K, "K", "solve_smo_batch");
+    check_smo_options(options, "solve_smo_batch");
+    const Index n = Y.rows();
+    const Index P = Y.cols();
+    ZN_EXPECTS(n <= INT_MAX, "solve_smo_batch: n = " << n << " is too large");
+    auto is_active = [&](Index q) { return active.empty() || active[std::size_t(q)] != 0; };
+    ZN_EXPECTS(all_finite(K), "solve_smo_batch: the kernel matrices contain NaN or Inf");
+    Matrix beta0 = Matrix::Zero(n, P);
+    std::vector<int> flags(static_cast<std::size_t>(P), 0);
+    bool warm = false;
+    for (Index q = 0; q < P; ++q) {
+        if (!is_active(q)) continue;
+        flags[std::size_t(q)] = 1;
+        const Vector y = Y.col(q);
+        smo_detail::check_smo_labels(y);
+        const Vector w = warm_start != nullptr ? Vector(warm_start->col(q)) : Vector();
+        beta0.col(q) = smo_detail::smo_starting_point(warm_start != nullptr ? &w : nullptr, y,
+                                                      options.C);
+        warm = warm || (beta0.col(q).array() != 0.0).any();
+    }
+    const auto total = static_cast<std::size_t>(n * P);
+    DeviceBuffer<double> d_y(total, device_);
+    DeviceBuffer<double> d_beta(total, device_);
+    DeviceBuffer<double> d_G(total, device_);
+    DeviceBuffer<double> d_QD(total, device_);
+    DeviceBuffer<double> d_Kv(warm ? total : 0, device_);
+    DeviceBuffer<int> d_active(static_cast<std::size_t>(P), device_);
+    DeviceBuffer<SmoDeviceOutcome> d_outcomes(static_cast<std::size_t>(P), device_);
+    copy_to_device(d_y.get(), Y.data(), total);
+    copy_to_device(d_beta.get(), beta0.data(), total);
+    copy_to_device(d_active.get(), flags.data(), flags.size());
+    Matrix v;  // y o beta0 per problem; kept alive until the sync below
+    DeviceBuffer<double> d_v(warm ? total : 0, device_);
+    if (warm) {
+        v = Y.cwiseProduct(beta0);
+        copy_to_device(d_v.get(), v.data(), total);
+        const double one = 1.0;
+        const double zero = 0.0;
+        const int bn = blas_int(n, "solve_smo_batch");
+        ZN_CUBLAS_TRY(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_N, bn, 1, bn, &one,
+                                                K.data(), bn, n * n, d_v.get(), bn, n, &zero,
+                                                d_Kv.get(), bn, n,
+                                                blas_int(P, "solve_smo_batch")));
+    }
+    SmoDeviceBatch b;
+    b.K = K.data();
+    b.y = d_y.get();
+    b.beta = d_beta.get();
+    b.G = d_G.get();
+    b.QD = d_QD.get();
+    b.Kv = warm ? d_Kv.get() : nullptr;
+    b.active = d_active.get();
+    b.n = static_cast<int>(n);
+    b.problems = P;
+    b.C = options.C;
+    b.ridge = options.ridge;
+    b.tolerance = options.tolerance;
+    b.max_iterations = smo_iteration_cap(options, n);
+    smo_solve_batch(b, d_outcomes.get(), stream_);
+
+    Matrix beta(n, P);
+    Matrix G(n, P);
+    std::vector<SmoDeviceOutcome> outcomes(static_cast<std::size_t>(P));
+    copy_to_host(beta.data(), d_beta.get(), total);
+    copy_to_host(G.data(), d_G.get(), total);
+    copy_to_host(outcomes.data(), d_outcomes.get(), outcomes.size());
+    sync();
+
+    std::vector<SmoResult> results(static_cast<std::size_t>(P));
+    for (Index q = 0; q < P; ++q) {
+        if (!is_active(q)) continue;
+        SmoResult& r = results[std::size_t(q)];
+        r.beta = beta.col(q);
+        finish_smo_result(r, G.col(q), Y.col(q), outcomes[std::size_t(q)], options.C);
+    }
+    return results;
 }
 
 }  // namespace

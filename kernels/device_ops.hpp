@@ -104,7 +104,32 @@ struct SmoDeviceOutcome {
 // Solves the problem with one persistent single-block kernel; *outcome is device memory.
 void smo_solve(const SmoDeviceProblem& problem, SmoDeviceOutcome* outcome, cudaStream_t stream);
 
-// Threads of the SMO block (one block per problem).
+// `problems` SMO problems of one size n, stored back to back (problem q: K + q n n, y + q n, ...;
+// Kv null when no problem has a warm start, else K_q (y_q o beta_q) for every q), sharing the
+// options; active (device memory, one int per problem, or null for all) skips the problems
+// marked 0, whose outputs are left untouched.
+struct SmoDeviceBatch {
+    const double* K = nullptr;
+    const double* y = nullptr;
+    double* beta = nullptr;
+    double* G = nullptr;
+    double* QD = nullptr;
+    const double* Kv = nullptr;
+    const int* active = nullptr;
+    int n = 0;
+    i64 problems = 0;
+    double C = 1.0;
+    double ridge = 0.0;
+    double tolerance = 1e-3;
+    i64 max_iterations = 0;
+};
+
+// One block per problem, one launch; outcomes (device memory) has one entry per problem.
+void smo_solve_batch(const SmoDeviceBatch& batch, SmoDeviceOutcome* outcomes, cudaStream_t stream);
+
+// Threads of the SMO block: one problem on the whole block (large n), and the smaller block of
+// the batched solver (one problem per block, n up to a few hundred).
 constexpr int kSmoThreads = 1024;
+constexpr int kSmoBatchThreads = 128;
 
 }  // namespace zeronorm::cuda_detail

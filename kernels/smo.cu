@@ -3,6 +3,8 @@
 // block-wide reductions, the two-variable update by thread 0, the gradient update spread over
 // the block). beta and G live in global memory; thread t owns G[t], G[t + blockDim], ...
 // Only the outcome scalars are written at the end. No shrinking.
+// A batch of small problems runs the same loop with one block of kSmoBatchThreads per problem,
+// all in one launch.
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
 #include "smo_device.cuh"
@@ -11,7 +13,7 @@ namespace zeronorm::cuda_detail {
 namespace {
 
 static_assert(kSmoThreads % 32 == 0 && kSmoThreads <= 1024, "SMO block size");
-constexpr int kSmoWarps = kSmoThreads / 32;
+static_assert(kSmoBatchThreads % 32 == 0 && kSmoBatchThreads <= 1024, "batched SMO block size");
 constexpr unsigned kFullMask = 0xffffffffu;
 
 __device__ SmoSelectI shfl_down(const SmoSelectI& v, int offset) {
@@ -31,10 +33,10 @@ __device__ T warp_reduce(T v) {
     return v;
 }
 
-// Block-wide reduction of one value per thread; every thread gets the result. `partials` (one
-// per warp) and `result` are shared memory owned by this call site. The two barriers also order
-// this reduction against the previous and next uses of the same shared slots.
-template <class T>
+// Block-wide reduction of one value per thread over Warps warps; every thread gets the result.
+// `partials` (one per warp) and `result` are shared memory owned by this call site. The two
+// barriers also order this reduction against the previous and next uses of the same slots.
+template <int Warps, class T>
 __device__ T block_reduce(T v, T identity, T* partials, T* result) {
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int warp = static_cast<int>(threadIdx.x) >> 5;
@@ -42,7 +44,7 @@ __device__ T block_reduce(T v, T identity, T* partials, T* result) {
     if (lane == 0) partials[warp] = v;
     __syncthreads();
     if (warp == 0) {
-        T w = lane < kSmoWarps ? partials[lane] : identity;
+        T w = lane < Warps ? partials[lane] : identity;
         w = warp_reduce(w);
         if (lane == 0) *result = w;
     }
@@ -50,16 +52,18 @@ __device__ T block_reduce(T v, T identity, T* partials, T* result) {
     return *result;
 }
 
-__global__ void __launch_bounds__(kSmoThreads, 1)
-    smo_kernel(SmoDeviceProblem p, SmoDeviceOutcome* outcome) {
-    __shared__ SmoSelectI s_i_partials[kSmoWarps];
+// The whole SMO loop on one problem by one block of Threads threads (smo_device.cuh phases).
+template <int Threads>
+__device__ void smo_block(const SmoDeviceProblem& p, SmoDeviceOutcome* outcome) {
+    constexpr int kWarps = Threads / 32;
+    __shared__ SmoSelectI s_i_partials[kWarps];
     __shared__ SmoSelectI s_i_result;
-    __shared__ SmoSelectJ s_j_partials[kSmoWarps];
+    __shared__ SmoSelectJ s_j_partials[kWarps];
     __shared__ SmoSelectJ s_j_result;
     __shared__ SmoStep s_step;
 
     const int tid = static_cast<int>(threadIdx.x);
-    const int n_threads = static_cast<int>(blockDim.x);
+    const int n_threads = Threads;
 
     smo_init_thread(p, tid, n_threads);
     __syncthreads();
@@ -71,10 +75,10 @@ __global__ void __launch_bounds__(kSmoThreads, 1)
     // All branch conditions below depend only on block-wide values read from shared memory,
     // so every thread takes the same path through the barriers.
     for (;;) {
-        si = block_reduce(smo_select_i_thread(p, tid, n_threads), smo_identity_i(),
-                          s_i_partials, &s_i_result);
-        sj = block_reduce(smo_select_j_thread(p, si.i, si.Gmax, tid, n_threads),
-                          smo_identity_j(), s_j_partials, &s_j_result);
+        si = block_reduce<kWarps>(smo_select_i_thread(p, tid, n_threads), smo_identity_i(),
+                                  s_i_partials, &s_i_result);
+        sj = block_reduce<kWarps>(smo_select_j_thread(p, si.i, si.Gmax, tid, n_threads),
+                                  smo_identity_j(), s_j_partials, &s_j_result);
         const double gap = si.Gmax + sj.Gmax2;
         if (sj.j < 0 || gap <= p.tolerance) {
             status = kSmoConverged;
@@ -103,11 +107,44 @@ __global__ void __launch_bounds__(kSmoThreads, 1)
     }
 }
 
+__global__ void __launch_bounds__(kSmoThreads, 1)
+    smo_kernel(SmoDeviceProblem p, SmoDeviceOutcome* outcome) {
+    smo_block<kSmoThreads>(p, outcome);
+}
+
+// One block per problem of the batch; inactive problems return at once.
+__global__ void __launch_bounds__(kSmoBatchThreads)
+    smo_batch_kernel(SmoDeviceBatch b, SmoDeviceOutcome* outcomes) {
+    const i64 q = blockIdx.x;
+    if (b.active != nullptr && b.active[q] == 0) return;
+    const i64 n = b.n;
+    SmoDeviceProblem p;
+    p.K = b.K + q * n * n;
+    p.y = b.y + q * n;
+    p.beta = b.beta + q * n;
+    p.G = b.G + q * n;
+    p.QD = b.QD + q * n;
+    p.Kv = b.Kv != nullptr ? b.Kv + q * n : nullptr;
+    p.n = b.n;
+    p.C = b.C;
+    p.ridge = b.ridge;
+    p.tolerance = b.tolerance;
+    p.max_iterations = b.max_iterations;
+    smo_block<kSmoBatchThreads>(p, outcomes + q);
+}
+
 }  // namespace
 
 void smo_solve(const SmoDeviceProblem& problem, SmoDeviceOutcome* outcome, cudaStream_t stream) {
     smo_kernel<<<1, kSmoThreads, 0, stream>>>(problem, outcome);
     ZN_CUDA_CHECK_LAUNCH("smo_kernel");
+}
+
+void smo_solve_batch(const SmoDeviceBatch& batch, SmoDeviceOutcome* outcomes, cudaStream_t stream) {
+    if (batch.problems == 0) return;
+    smo_batch_kernel<<<static_cast<unsigned>(batch.problems), kSmoBatchThreads, 0, stream>>>(
+        batch, outcomes);
+    ZN_CUDA_CHECK_LAUNCH("smo_batch_kernel");
 }
 
 }  // namespace zeronorm::cuda_detail

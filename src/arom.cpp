@@ -232,87 +232,98 @@ Vector scaled_weight_sum(Backend& backend, const DeviceMatrix& X, const Vector& 
     return z.cwiseProduct(backend.download(G).cwiseAbs().rowwise().sum());
 }
 
-Ranking run_arom(AromFitter& fitter, Index d, const SelectionOptions& options,
-                 const IndexVector& counts_desc) {
-    Ranking out;
-    out.selected.resize(counts_desc.size());
-    out.status = Status::NoConvergence;
+AromPath::AromPath(Index d, const SelectionOptions& options, const IndexVector& counts_desc)
+    : options_(options), counts_desc_(counts_desc), d_(d), z_(Vector::Ones(d)) {
+    ranking_.selected.resize(counts_desc.size());
+    ranking_.status = Status::NoConvergence;
+    alive_.resize(static_cast<std::size_t>(d));
+    for (Index j = 0; j < d; ++j) alive_[std::size_t(j)] = j;
+}
 
-    IndexVector alive(static_cast<std::size_t>(d));
-    for (Index j = 0; j < d; ++j) alive[std::size_t(j)] = j;
-    Vector z = Vector::Ones(d);
-    std::size_t pending = 0;  // next count (descending) not yet assigned
+IndexVector AromPath::advance(const AromStep& step) {
+    ZN_EXPECTS(running_, "AromPath::advance after the path has stopped");
+    const std::int64_t iter = next_iteration();
+    if (!step.solved) {
+        ranking_.status = Status::NumericalIssue;  // keep the last good iterate
+        running_ = false;
+        return {};
+    }
+    // Step 3: z <- z .* sum_k |w_bar_k|, normalised, pruned.
+    const AromUpdate update = arom_update(z_, step.w_abs_sum, options_.prune_tolerance);
+    if (update.degenerate) {  // w_bar = 0: nothing in the data separates the classes
+        ranking_.status = Status::NumericalIssue;
+        running_ = false;
+        return {};
+    }
+    ranking_.iterations = iter;
+    const Index survivors = Index(update.keep.size());
+    ranking_.trace.push_back({survivors, step.objective, update.max_change});
 
-    for (std::int64_t iter = 1; iter <= options.max_iterations; ++iter) {
-        // Step 2: fit w on z * x.
-        const AromStep step = fitter.fit(z, alive, iter);
-        if (!step.solved) {
-            out.status = Status::NumericalIssue;  // keep the last good iterate
-            break;
-        }
-        // Step 3: z <- z .* sum_k |w_bar_k|, normalised, pruned.
-        const AromUpdate update = arom_update(z, step.w_abs_sum, options.prune_tolerance);
-        if (update.degenerate) {  // w_bar = 0: nothing in the data separates the classes
-            out.status = Status::NumericalIssue;
-            break;
-        }
-        out.iterations = iter;
-        const Index survivors = Index(update.keep.size());
-        out.trace.push_back({survivors, step.objective, update.max_change});
-
-        // Feature counts reached at this iterate (the reading is documented at FeatureSubset):
-        // exactly r survivors -> those r; fewer -> the r largest z of the previous iterate (on
-        // the first iterate, whose predecessor is z = 1, the r largest before pruning).
-        while (pending < counts_desc.size() && survivors <= counts_desc[pending]) {
-            const Index r = counts_desc[pending];
-            if (survivors == r) {
-                IndexVector kept_features;
-                Vector kept_z(survivors);
-                for (Index k = 0; k < survivors; ++k) {
-                    kept_features.push_back(alive[std::size_t(update.keep[std::size_t(k)])]);
-                    kept_z[k] = update.z[update.keep[std::size_t(k)]];
-                }
-                out.selected[pending] = top_r(kept_features, kept_z, r);
-            } else if (iter > 1) {
-                out.selected[pending] = top_r(alive, z, r);
-            } else {
-                out.selected[pending] = top_r(alive, update.normalized, r);
-            }
-            ++pending;
-        }
-
-        // Compaction: drop the pruned columns for good.
-        if (survivors < Index(alive.size())) {
-            fitter.compact(update.keep);
-            IndexVector next_alive;
-            Vector next_z(survivors);
+    // Feature counts reached at this iterate (the reading is documented at FeatureSubset):
+    // exactly r survivors -> those r; fewer -> the r largest z of the previous iterate (on
+    // the first iterate, whose predecessor is z = 1, the r largest before pruning).
+    while (pending_ < counts_desc_.size() && survivors <= counts_desc_[pending_]) {
+        const Index r = counts_desc_[pending_];
+        if (survivors == r) {
+            IndexVector kept_features;
+            Vector kept_z(survivors);
             for (Index k = 0; k < survivors; ++k) {
-                next_alive.push_back(alive[std::size_t(update.keep[std::size_t(k)])]);
-                next_z[k] = update.z[update.keep[std::size_t(k)]];
+                kept_features.push_back(alive_[std::size_t(update.keep[std::size_t(k)])]);
+                kept_z[k] = update.z[update.keep[std::size_t(k)]];
             }
-            alive = std::move(next_alive);
-            z = std::move(next_z);
+            ranking_.selected[pending_] = top_r(kept_features, kept_z, r);
+        } else if (iter > 1) {
+            ranking_.selected[pending_] = top_r(alive_, z_, r);
         } else {
-            z = update.z;
+            ranking_.selected[pending_] = top_r(alive_, update.normalized, r);
         }
-
-        if (!counts_desc.empty() && pending == counts_desc.size()) {  // every count is served
-            out.status = Status::Success;
-            break;
-        }
-        if (update.max_change <= options.convergence_tolerance) {
-            out.status = Status::Success;
-            break;
-        }
+        ++pending_;
     }
 
-    // Counts not reached: the r largest z of the last (good) iterate.
-    for (; pending < counts_desc.size(); ++pending)
-        out.selected[pending] = top_r(alive, z, counts_desc[pending]);
+    // Compaction: drop the pruned columns for good.
+    IndexVector pruned_keep;
+    if (survivors < Index(alive_.size())) {
+        IndexVector next_alive;
+        Vector next_z(survivors);
+        for (Index k = 0; k < survivors; ++k) {
+            next_alive.push_back(alive_[std::size_t(update.keep[std::size_t(k)])]);
+            next_z[k] = update.z[update.keep[std::size_t(k)]];
+        }
+        alive_ = std::move(next_alive);
+        z_ = std::move(next_z);
+        pruned_keep = update.keep;
+    } else {
+        z_ = update.z;
+    }
 
-    out.scores = Vector::Zero(d);
-    for (std::size_t k = 0; k < alive.size(); ++k) out.scores[alive[k]] = z[Index(k)];
-    return out;
+    const bool all_served = !counts_desc_.empty() && pending_ == counts_desc_.size();
+    if (all_served || update.max_change <= options_.convergence_tolerance) {
+        ranking_.status = Status::Success;
+        running_ = false;
+    } else if (iter >= options_.max_iterations) {
+        running_ = false;  // status stays NoConvergence
+    }
+    return pruned_keep;
+}
+
+Ranking AromPath::finish() && {
+    // Counts not reached: the r largest z of the last (good) iterate.
+    for (; pending_ < counts_desc_.size(); ++pending_)
+        ranking_.selected[pending_] = top_r(alive_, z_, counts_desc_[pending_]);
+    ranking_.scores = Vector::Zero(d_);
+    for (std::size_t k = 0; k < alive_.size(); ++k) ranking_.scores[alive_[k]] = z_[Index(k)];
+    return std::move(ranking_);
+}
+
+Ranking run_arom(AromFitter& fitter, Index d, const SelectionOptions& options,
+                 const IndexVector& counts_desc) {
+    AromPath path(d, options, counts_desc);
+    while (path.running()) {
+        const AromStep step = fitter.fit(path.z(), path.alive(), path.next_iteration());
+        const IndexVector keep = path.advance(step);
+        if (!keep.empty()) fitter.compact(keep);
+    }
+    return std::move(path).finish();
 }
 
 WwSvmOptions ww_options(const SelectionOptions& options, bool final_classifier) {

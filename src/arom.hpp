@@ -48,6 +48,39 @@ public:
 Vector scaled_weight_sum(Backend& backend, const DeviceMatrix& X, const Vector& z,
                          const Matrix& coef);
 
+// The bookkeeping of one AROM run around its fits: the z-update and pruning (step 3), the
+// feature counts reached on the way (the reading documented at FeatureSubset), the stopping
+// rules and the trace. run_arom drives one path with a fitter; the batched driver
+// (arom_batch.hpp) drives many paths, one per problem, with one batched fit per iteration.
+class AromPath {
+public:
+    AromPath(Index d, const SelectionOptions& options, const IndexVector& counts_desc);
+
+    bool running() const { return running_; }
+    std::int64_t next_iteration() const { return ranking_.iterations + 1; }
+    const Vector& z() const { return z_; }              // scale of each alive feature
+    const IndexVector& alive() const { return alive_; }  // their original column indices
+
+    // Takes the fit of iteration next_iteration() on z(): updates z, serves the counts reached,
+    // decides whether to go on. Returns the positions (into the alive features before the call)
+    // that survive when some were pruned, for the fitter's compaction; empty otherwise.
+    IndexVector advance(const AromStep& step);
+
+    // The ranking for every count (counts not reached: the r largest z of the last good
+    // iterate) and the final z over all d features as scores.
+    Ranking finish() &&;
+
+private:
+    const SelectionOptions& options_;
+    const IndexVector& counts_desc_;
+    Index d_;
+    IndexVector alive_;
+    Vector z_;
+    std::size_t pending_ = 0;  // next count (descending) not yet served
+    bool running_ = true;
+    Ranking ranking_;
+};
+
 // The AROM loop of sec. 3.1 (z = 1; repeat: fit, z <- z .* s, normalise, prune) with the
 // feature-count reading documented at FeatureSubset. Empty counts_desc: run until z converges
 // (or the iteration cap). Scores: the final z over all d features (0 once pruned).

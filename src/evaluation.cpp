@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "selection_batch.hpp"
 #include "split_runner.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/preprocess.hpp"
@@ -68,16 +69,32 @@ SelectionEvaluation evaluate_selection(BackendKind kind, int device, const Datas
     Dataset prepared = data;
     if (options.log10) prepared.X = log10_transform(data.X);
 
+    using Schedule = SelectionEvaluationOptions::Schedule;
+    const std::string not_batched = detail::why_not_batched(data, folds, options);
+    ZN_EXPECTS(options.schedule != Schedule::Batched || not_batched.empty(),
+               "evaluate_selection: the batched schedule cannot run this problem: " << not_batched);
+    const bool batched = options.schedule == Schedule::Batched ||
+                         (options.schedule == Schedule::Auto && kind == BackendKind::Cuda &&
+                          not_batched.empty());
+
     SelectionEvaluation result;
-    result.splits.resize(folds.size());
-    detail::run_per_split(
-        kind, device, folds.size(), options.threads,
-        [&](Backend& backend, std::size_t f) {
-            result.splits[f] = evaluate_split(backend, prepared, folds[f], options);
-        },
-        [&](std::size_t f) {
-            if (on_split) on_split(f, folds.size(), result.splits[f]);
-        });
+    if (batched) {
+        auto backend = make_backend(kind, device);
+        result.splits = detail::evaluate_l2_arom_batched(
+            *backend, prepared, folds, options, [&](std::size_t f, const SplitEvaluation& e) {
+                if (on_split) on_split(f, folds.size(), e);
+            });
+    } else {
+        result.splits.resize(folds.size());
+        detail::run_per_split(
+            kind, device, folds.size(), options.threads,
+            [&](Backend& backend, std::size_t f) {
+                result.splits[f] = evaluate_split(backend, prepared, folds[f], options);
+            },
+            [&](std::size_t f) {
+                if (on_split) on_split(f, folds.size(), result.splits[f]);
+            });
+    }
 
     // Mean and standard error per feature count, over splits.
     const std::size_t n_counts = options.selection.feature_counts.size();

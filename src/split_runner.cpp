@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -15,40 +16,62 @@
 
 namespace zeronorm::detail {
 
-void run_per_split(BackendKind kind, int device, std::size_t n_tasks, int threads,
-                   const std::function<void(Backend&, std::size_t)>& task,
-                   const std::function<void(std::size_t)>& done) {
-    unsigned workers = 1;
-    if (kind == BackendKind::Cpu) {
-        workers = threads > 0 ? unsigned(threads) : std::max(1u, std::thread::hardware_concurrency());
-        workers = unsigned(std::min<std::size_t>(workers, std::max<std::size_t>(n_tasks, 1)));
-    }
+namespace {
+
+// `workers` threads (this one included) share the items 0..count-1; each worker first builds its
+// own item body (per-worker state such as a backend) with make_body. The first exception stops
+// the others early and is rethrown.
+void run_pool(std::size_t count, unsigned workers,
+              const std::function<std::function<void(std::size_t)>()>& make_body) {
     std::atomic<std::size_t> next{0};
     std::mutex mutex;
     std::exception_ptr failure;
     auto worker = [&] {
         try {
-            auto backend = make_backend(kind, device);
-            for (std::size_t t = next++; t < n_tasks; t = next++) {
-                task(*backend, t);
-                std::lock_guard<std::mutex> lock(mutex);
-                if (done) done(t);
-            }
+            const std::function<void(std::size_t)> body = make_body();
+            for (std::size_t i = next++; i < count; i = next++) body(i);
         } catch (...) {
             std::lock_guard<std::mutex> lock(mutex);
             if (!failure) failure = std::current_exception();
-            next = n_tasks;  // stop the other workers early
+            next = count;
         }
     };
-    // One BLAS thread per problem on the CPU, whatever the worker count: the workers fill the
-    // cores, and every split computes the same way however many run at once.
-    std::optional<cpu::SingleThreadedBlas> one_blas_thread;
-    if (kind == BackendKind::Cpu) one_blas_thread.emplace();
     std::vector<std::thread> pool;
     for (unsigned w = 1; w < workers; ++w) pool.emplace_back(worker);
     worker();
     for (auto& t : pool) t.join();
     if (failure) std::rethrow_exception(failure);
+}
+
+unsigned worker_count(int threads, std::size_t count) {
+    const unsigned w =
+        threads > 0 ? unsigned(threads) : std::max(1u, std::thread::hardware_concurrency());
+    return unsigned(std::min<std::size_t>(w, std::max<std::size_t>(count, 1)));
+}
+
+}  // namespace
+
+void run_per_split(BackendKind kind, int device, std::size_t n_tasks, int threads,
+                   const std::function<void(Backend&, std::size_t)>& task,
+                   const std::function<void(std::size_t)>& done) {
+    const unsigned workers = kind == BackendKind::Cpu ? worker_count(threads, n_tasks) : 1;
+    std::mutex done_mutex;
+    // One BLAS thread per problem on the CPU, whatever the worker count: the workers fill the
+    // cores, and every split computes the same way however many run at once.
+    std::optional<cpu::SingleThreadedBlas> one_blas_thread;
+    if (kind == BackendKind::Cpu) one_blas_thread.emplace();
+    run_pool(n_tasks, workers, [&]() -> std::function<void(std::size_t)> {
+        std::shared_ptr<Backend> backend = make_backend(kind, device);
+        return [&, backend](std::size_t t) {
+            task(*backend, t);
+            std::lock_guard<std::mutex> lock(done_mutex);
+            if (done) done(t);
+        };
+    });
+}
+
+void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& body) {
+    run_pool(count, worker_count(threads, count), [&] { return body; });
 }
 
 void check_splits(const std::vector<Fold>& splits, Index n_rows, const char* where) {

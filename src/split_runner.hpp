@@ -18,6 +18,10 @@ void run_per_split(BackendKind kind, int device, std::size_t n_tasks, int thread
                    const std::function<void(Backend&, std::size_t)>& task,
                    const std::function<void(std::size_t)>& done);
 
+// body(i) for every i < count on up to `threads` host threads (0: hardware concurrency), for
+// independent per-split host work between batched device calls; the first exception is rethrown.
+void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& body);
+
 // Every split has training and test rows, all within 0..n_rows-1 (InvalidArgument naming `where`
 // and the 1-based split otherwise).
 void check_splits(const std::vector<Fold>& splits, Index n_rows, const char* where);

@@ -150,7 +150,142 @@ TEST_P(BackendPrimitives, CholeskySolve) {
     EXPECT_FALSE(backend->cholesky_solve(dI, dB2));
 }
 
+// Batched primitives against block-by-block references: Grams of rescaled data (with features
+// dropped by zero scales), strided GEMMs in every transpose, and SMO on many problems at once
+// equal to SMO one problem at a time (cold and warm starts, inactive problems skipped).
+TEST_P(BackendPrimitives, ScaledGramBatchMatchesBlockByBlock) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 11);
+    const Index P = 13, m = 37, l = 9, d = 70;
+    const Matrix A = random_matrix(m, d * P, rng), B = random_matrix(l, d * P, rng);
+    Matrix Z = random_matrix(d, P, rng, 0.0, 1.0);
+    for (Index p = 0; p < P; ++p)
+        for (Index j = p % 3; j < d; j += 3) Z(j, p) = 0.0;
+    const DeviceMatrix dA = backend->upload(A), dB = backend->upload(B), dZ = backend->upload(Z);
+    const Matrix K = backend->download(backend->scaled_gram_batch(dA, dA, dZ));
+    const Matrix KB = backend->download(backend->scaled_gram_batch(dA, dB, dZ));
+    ASSERT_EQ(K.rows(), m);
+    ASSERT_EQ(K.cols(), m * P);
+    ASSERT_EQ(KB.cols(), l * P);
+    for (Index p = 0; p < P; ++p) {
+        const Matrix SA = A.middleCols(p * d, d) * Z.col(p).asDiagonal();
+        const Matrix SB = B.middleCols(p * d, d) * Z.col(p).asDiagonal();
+        EXPECT_LT((K.middleCols(p * m, m) - SA * SA.transpose()).cwiseAbs().maxCoeff(), 1e-12);
+        EXPECT_LT((KB.middleCols(p * l, l) - SA * SB.transpose()).cwiseAbs().maxCoeff(), 1e-12);
+    }
+    EXPECT_THROW(backend->scaled_gram_batch(dA, dB, backend->upload(Matrix(Z.topRows(d - 1)))),
+                 DimensionMismatch);
+}
+
+TEST_P(BackendPrimitives, GemmBatchAllTransposes) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 12);
+    const Index P = 6, m = 11, n = 5, k = 23;
+    for (int t = 0; t < 4; ++t) {
+        const bool ta = t & 1, tb = t & 2;
+        const Matrix A = ta ? random_matrix(k, m * P, rng) : random_matrix(m, k * P, rng);
+        const Matrix B = tb ? random_matrix(n, k * P, rng) : random_matrix(k, n * P, rng);
+        const Matrix C0 = random_matrix(m, n * P, rng);
+        const DeviceMatrix dA = backend->upload(A), dB = backend->upload(B);
+        DeviceMatrix dC = backend->upload(C0);
+        backend->gemm_batch(P, ta, tb, 0.5, dA, dB, 2.0, dC);
+        const Matrix C = backend->download(dC);
+        for (Index p = 0; p < P; ++p) {
+            const Matrix a = A.middleCols(p * (ta ? m : k), ta ? m : k);
+            const Matrix b = B.middleCols(p * (tb ? k : n), tb ? k : n);
+            const Matrix opa = ta ? Matrix(a.transpose()) : a;
+            const Matrix opb = tb ? Matrix(b.transpose()) : b;
+            const Matrix ref = 0.5 * opa * opb + 2.0 * C0.middleCols(p * n, n);
+            EXPECT_LT((C.middleCols(p * n, n) - ref).cwiseAbs().maxCoeff(), 1e-12) << t;
+        }
+    }
+    DeviceMatrix bad = backend->allocate(m, n * P + 1);
+    EXPECT_THROW(backend->gemm_batch(P, false, false, 1.0, backend->upload(random_matrix(m, k * P, rng)),
+                                     backend->upload(random_matrix(k, n * P, rng)), 0.0, bad),
+                 DimensionMismatch);
+}
+
+TEST_P(BackendPrimitives, SmoBatchEqualsOneProblemAtATime) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 13);
+    const Index P = 9, n = 48, d = 30;
+    Matrix X = random_matrix(n, d * P, rng);
+    Matrix Y(n, P);
+    for (Index p = 0; p < P; ++p)
+        for (Index i = 0; i < n; ++i) {
+            Y(i, p) = (i + p) % 3 == 0 ? 1.0 : -1.0;
+            X(i, p * d) += 0.8 * Y(i, p);  // some signal, still overlapping classes
+        }
+    const DeviceMatrix dX = backend->upload(X);
+    const DeviceMatrix K = backend->scaled_gram_batch(dX, dX, backend->upload(Matrix::Ones(d, P)));
+    const Matrix Kh = backend->download(K);
+    SmoOptions options;
+    options.C = 0.7;
+    options.ridge = 1e-3;
+    options.tolerance = 1e-9;
+    std::vector<char> active(std::size_t(P), 1);
+    active[3] = 0;
+    const Matrix warm = random_matrix(n, P, rng, 0.0, 0.7);
+    for (const Matrix* start : {static_cast<const Matrix*>(nullptr), &warm}) {
+        const std::vector<SmoResult> batch = backend->solve_smo_batch(K, Y, options, start, active);
+        ASSERT_EQ(batch.size(), std::size_t(P));
+        EXPECT_EQ(batch[3].beta.size(), 0);
+        for (Index p = 0; p < P; ++p) {
+            if (!active[std::size_t(p)]) continue;
+            const Vector w = start ? Vector(start->col(p)) : Vector();
+            const SmoResult one = backend->solve_smo(backend->upload(Matrix(Kh.middleCols(p * n, n))),
+                                                     Y.col(p), options, start ? &w : nullptr);
+            const SmoResult& b = batch[std::size_t(p)];
+            EXPECT_EQ(b.status, Status::Success) << p;
+            EXPECT_LT(b.kkt_gap, 1e-9) << p;
+            EXPECT_NEAR(b.objective, one.objective, 1e-9 * std::abs(one.objective)) << p;
+            EXPECT_LT((b.beta - one.beta).cwiseAbs().maxCoeff(), 1e-6) << p;
+            EXPECT_NEAR(b.bias, one.bias, 1e-6) << p;
+        }
+    }
+    Matrix one_class = Y;
+    one_class.col(2).setOnes();
+    EXPECT_THROW(backend->solve_smo_batch(K, one_class, options), InvalidArgument);
+    EXPECT_THROW(backend->solve_smo_batch(K, Matrix(Y.leftCols(P - 1)), options), DimensionMismatch);
+}
+
 ZN_INSTANTIATE_FOR_BACKENDS(BackendPrimitives);
+
+// More device memory than the card has: OutOfDeviceMemory naming the bytes asked for, never a
+// crash or a half-written result, and the backend stays usable afterwards.
+TEST(CudaDeviceMemory, ExhaustionIsReportedAndTheBackendStaysUsable) {
+    ZN_BACKEND_OR_SKIP(cuda, BackendKind::Cuda);
+    // 2^22 x 2^14 doubles = 512 GiB, more than any current card holds.
+    try {
+        (void)cuda->allocate(Index(1) << 22, Index(1) << 14);
+        FAIL() << "a 512 GiB allocation succeeded";
+    } catch (const OutOfDeviceMemory& e) {
+        EXPECT_EQ(e.bytes_requested(), std::size_t(8) << 36);
+    }
+    // An SMO whose full kernel (n = 400,000: 1.28 TB) cannot be formed on the device.
+    std::mt19937_64 rng(test_seed());
+    const Index n = 400000;
+    const Matrix Xh = random_matrix(n, 2, rng);
+    Vector y(n);
+    for (Index i = 0; i < n; ++i) y[i] = i % 2 ? 1.0 : -1.0;
+    const DeviceMatrix X = cuda->upload(Xh);
+    KernelSpec rbf;
+    rbf.type = KernelType::Rbf;
+    rbf.gamma = 0.5;
+    SmoOptions options;
+    options.C = 1.0;
+    try {
+        (void)cuda->solve_smo(rbf, X, y, options);
+        FAIL() << "an SMO with a 1.28 TB kernel matrix ran";
+    } catch (const OutOfDeviceMemory& e) {
+        EXPECT_EQ(e.bytes_requested(), std::size_t(n) * std::size_t(n) * sizeof(double));
+    }
+    const Matrix small = random_matrix(17, 5, rng);
+    EXPECT_EQ(cuda->download(cuda->upload(small)), small);
+}
 
 TEST(BackendFactory, ParsesNamesAndReportsMissingCuda) {
     EXPECT_EQ(parse_backend_kind("cpu"), BackendKind::Cpu);

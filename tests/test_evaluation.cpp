@@ -1,6 +1,9 @@
 // Batch evaluation over splits: equal to one-at-a-time runs, independent of the thread count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "backends.hpp"
 #include "random.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/evaluation.hpp"
@@ -59,6 +62,71 @@ TEST(Evaluation, BatchEqualsOneAtATimeOnEveryThreadCount) {
         EXPECT_DOUBLE_EQ(serial.path[c].mean_error, parallel.path[c].mean_error);
     }
 }
+
+// The batched schedule (all splits advancing together through batched primitives) against the
+// per-split route on both backends: the same genes at every count and the same test errors up
+// to the final classifiers' solver tolerance.
+class EvaluationSchedules : public ::testing::TestWithParam<BackendKind> {};
+
+TEST_P(EvaluationSchedules, BatchedEqualsPerSplit) {
+    ZN_SEED_TRACE();
+    if (!testing::backend_available(GetParam())) GTEST_SKIP() << "no CUDA device present";
+    const Dataset data = colon();
+    const auto folds = stratified_random_splits(data.y, 8, 50, testing::test_seed());
+    SelectionEvaluationOptions options = arom_options();
+    options.selection.feature_counts = {1000, 100, 20, 5};
+    options.schedule = SelectionEvaluationOptions::Schedule::PerSplit;
+    const SelectionEvaluation per_split =
+        evaluate_selection(GetParam(), 0, data, folds, options);
+    options.schedule = SelectionEvaluationOptions::Schedule::Batched;
+    std::size_t reported = 0;
+    const SelectionEvaluation batched = evaluate_selection(
+        GetParam(), 0, data, folds, options,
+        [&](std::size_t, std::size_t total, const SplitEvaluation& e) {
+            ++reported;
+            EXPECT_EQ(total, folds.size());
+            EXPECT_EQ(e.errors.size(), options.selection.feature_counts.size());
+        });
+    EXPECT_EQ(reported, folds.size());
+    ASSERT_EQ(batched.splits.size(), folds.size());
+    for (std::size_t f = 0; f < folds.size(); ++f) {
+        const SplitEvaluation& a = per_split.splits[f];
+        const SplitEvaluation& b = batched.splits[f];
+        EXPECT_EQ(b.status, a.status) << f;
+        EXPECT_EQ(b.iterations, a.iterations) << f;
+        for (std::size_t c = 0; c < a.selected.size(); ++c) {
+            // Same sets; the rank order of near-equal z may differ by rounding.
+            IndexVector sa = a.selected[c], sb = b.selected[c];
+            std::sort(sa.begin(), sa.end());
+            std::sort(sb.begin(), sb.end());
+            EXPECT_EQ(sa, sb) << "split " << f << ", count " << options.selection.feature_counts[c];
+            // One test point of 12 at most, where a decision value sits within the final
+            // classifiers' tolerance of zero.
+            EXPECT_LE(std::abs(a.errors[c] - b.errors[c]), 1.0 / 12 + 1e-12) << f << " " << c;
+        }
+    }
+    for (std::size_t c = 0; c < per_split.path.size(); ++c)
+        EXPECT_NEAR(batched.path[c].mean_error, per_split.path[c].mean_error, 0.03) << c;
+}
+
+TEST_P(EvaluationSchedules, BatchedRefusesWhatItCannotRun) {
+    if (!testing::backend_available(GetParam())) GTEST_SKIP() << "no CUDA device present";
+    const Dataset data = colon();
+    const auto folds = stratified_random_splits(data.y, 2, 50, 1);
+    SelectionEvaluationOptions options = arom_options();
+    options.schedule = SelectionEvaluationOptions::Schedule::Batched;
+    options.selection.ridge = 0.0;  // hard margin, C = inf
+    EXPECT_THROW(evaluate_selection(GetParam(), 0, data, folds, options), InvalidArgument);
+    options.selection.ridge = 1e-3;
+    options.selection.method = SelectionMethod::Rfe;
+    EXPECT_THROW(evaluate_selection(GetParam(), 0, data, folds, options), InvalidArgument);
+    options.selection.method = SelectionMethod::L2Arom;
+    std::vector<Fold> uneven = folds;
+    uneven[1].train.pop_back();
+    EXPECT_THROW(evaluate_selection(GetParam(), 0, data, uneven, options), InvalidArgument);
+}
+
+ZN_INSTANTIATE_FOR_BACKENDS(EvaluationSchedules);
 
 TEST(Evaluation, ColonPathLandsNearThePaper) {
     // Weston et al. 2003 Table 2, l2-AROM: 11-15 % over the path; a broken selection or a

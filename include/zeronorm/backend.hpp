@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "zeronorm/dataset.hpp"
 #include "zeronorm/kernel.hpp"
@@ -111,8 +112,37 @@ public:
     virtual SmoResult solve_smo(const DeviceMatrix& K, const Vector& y, const SmoOptions& options,
                                 const Vector* warm_start = nullptr) = 0;
 
+    // ---- batches of small independent problems ---------------------------------------------
+    // A batch of P equal-shaped blocks (rows x cols each) is one matrix of rows x (cols P), block
+    // p in columns [p cols, (p + 1) cols). One call serves the whole batch: on CUDA a few
+    // launches for all P problems, not P launches (cross-validation splits, grids, paths).
+
+    // Linear kernels of column-rescaled data, block by block: K_p = (A_p diag z_p)(B_p diag z_p)'
+    // for p < P = Z.cols(), A m x (d P), B l x (d P), Z d x P (column p is z_p; zeros drop
+    // features). Returns m x (l P). &A == &B gives the P Gram matrices.
+    virtual DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
+                                           const DeviceMatrix& Z) = 0;
+
+    // C_p = alpha op(A_p) op(B_p) + beta C_p for p < batch, each operand a batch of `batch`
+    // blocks; C must be allocated (beta = 0: not read).
+    virtual void gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha,
+                            const DeviceMatrix& A, const DeviceMatrix& B, double beta,
+                            DeviceMatrix& C) = 0;
+
+    // SMO, as solve_smo above with the same options for every problem, on the P = Y.cols()
+    // kernels of K (n x (n P)) with labels Y (n x P, +-1). warm_start (n x P), when given, holds
+    // the starting betas. Only the problems with active[p] != 0 are solved (empty: all); the
+    // others get an empty result (beta of size 0). Each result equals solve_smo's on its problem
+    // up to rounding.
+    virtual std::vector<SmoResult> solve_smo_batch(const DeviceMatrix& K, const Matrix& Y,
+                                                   const SmoOptions& options,
+                                                   const Matrix* warm_start = nullptr,
+                                                   const std::vector<char>& active = {}) = 0;
+
     // SMO with kernel columns computed on demand from X (n x d) and cached (options.cache_mb),
-    // for n too large for a full kernel matrix.
+    // for n too large for a full kernel matrix. The CUDA backend forms the n x n kernel in device
+    // memory and throws OutOfDeviceMemory (with the bytes it needed) when that would not fit;
+    // the CPU backend then still solves the problem.
     virtual SmoResult solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,
                                 const SmoOptions& options, const Vector* warm_start = nullptr) = 0;
 };

@@ -16,7 +16,19 @@ struct SelectionEvaluationOptions {
     SelectionOptions selection;  // feature_counts is the path evaluated
     bool log10 = false;          // elementwise log10 of the data first (needs positive data)
     bool standardize = true;     // per-feature standardisation fitted on each split's training rows
-    int threads = 0;             // CPU: worker threads (0 = hardware concurrency); CUDA: 1
+    int threads = 0;             // CPU: worker threads (0 = hardware concurrency); CUDA: 1;
+                                 // batched: host threads for the per-split bookkeeping
+    // How the splits are run. Batched: all splits advance together, each AROM iteration being
+    // one batched Gram, one batched SMO and one batched weight product for every split (and the
+    // final classifiers likewise), with the per-split bookkeeping on the host; it serves
+    // l2-AROM on two classes (+-1 labels) with a bounded inner dual (finite C or ridge > 0, for
+    // the final classifier too) and splits of equal training and test sizes. Its inner SMO runs
+    // to the requested tolerance without the Newton finish of the per-split route, so results
+    // agree to solver tolerance. PerSplit: one selection per split. Auto: Batched on CUDA when
+    // the problem qualifies, else PerSplit. Batched on a problem that does not qualify is an
+    // InvalidArgument; on the CPU backend it is a plain loop (the reference for the CUDA batch).
+    enum class Schedule { Auto, PerSplit, Batched };
+    Schedule schedule = Schedule::Auto;
 
     void validate(Index n_features) const;
 };

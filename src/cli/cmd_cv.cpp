@@ -33,6 +33,12 @@ public:
         app->add_option("--train-size", train_size, "Training rows per random split");
         app->add_option("--threads", threads, "CPU worker threads, one split each (0: all cores)")
             ->capture_default_str();
+        app->add_option("--schedule", schedule,
+                        "Selection paths split by split (per-split) or all splits together "
+                        "through batched products and solvers (batched; l2-arom, two classes, "
+                        "ridge > 0 or finite C); auto: batched on cuda where it applies")
+            ->check(CLI::IsMember({"auto", "per-split", "batched"}))
+            ->capture_default_str();
         selection.add_to(*app, {"svm", "l2-arom", "l1-arom", "rfe", "corr"}, false, false);
         selection.method = "svm";
         svm.add_to(*app, true);
@@ -118,6 +124,10 @@ private:
         if (!selection.final_C_given()) options.selection.final_C = options.selection.C;
         options.standardize = preprocess.standardize;
         options.threads = threads;
+        using Schedule = SelectionEvaluationOptions::Schedule;
+        options.schedule = schedule == "batched"     ? Schedule::Batched
+                           : schedule == "per-split" ? Schedule::PerSplit
+                                                     : Schedule::Auto;
         progress(common, scheme(split.size()) + " of " + selection.method + " on " +
                              to_string(parse_backend_kind(common.backend)));
         const auto on_split = [this](std::size_t f, std::size_t n, const SplitEvaluation& r) {
@@ -221,6 +231,7 @@ private:
     int splits = 0;
     Index train_size = 0;
     int threads = 0;
+    std::string schedule = "auto";
     SelectionCliOptions selection;
     SvmCliOptions svm;
     PreprocessOptions preprocess;

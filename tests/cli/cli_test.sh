@@ -203,6 +203,17 @@ expect_rc cv_path 0
 py cv_path '[r["features"] for r in d["results"]] == [100, 20] and d["splits"] == 12'
 py cv_path 'all(0 <= r["mean_error"] < 0.35 and r["std_error"] >= 0 for r in d["results"])'
 expect_grep cv_path err 'split 12/12'
+run cv_path_batched cv "$DATA/colon/colon.csv" --method l2-arom --features 100,20 --splits 12 --train-size 50 --ridge 1e-3 --log10 --standardize --seed 2 --json --schedule batched
+expect_rc cv_path_batched 0
+python3 - "$TMP/cv_path.out" "$TMP/cv_path_batched.out" <<'PYEOF' && pass "cv --schedule batched gives the per-split path" || fail "cv --schedule batched differs from the per-split path"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert all(abs(x["mean_error"] - y["mean_error"]) < 0.03 for x, y in zip(a["results"], b["results"]))
+PYEOF
+expect_grep cv_path_batched err 'split 12/12'
+run cv_path_batched_bad cv "$DATA/colon/colon.csv" --method l2-arom --features 20 --splits 2 --train-size 50 --log10 --schedule batched
+expect_rc cv_path_batched_bad 1
+expect_grep cv_path_batched_bad err 'batched schedule cannot run'
 run cv_path_bad cv "$DATA/colon/colon.csv" --method rfe --splits 3 --train-size 50
 expect_rc cv_path_bad 1
 

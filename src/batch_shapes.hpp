@@ -1,0 +1,27 @@
+// Operand checks of the batched backend primitives (Backend::scaled_gram_batch, gemm_batch,
+// solve_smo_batch), shared by the CPU and CUDA backends so both reject the same inputs with the
+// same messages.
+#pragma once
+
+#include <vector>
+
+#include "zeronorm/backend.hpp"
+
+namespace zeronorm::detail {
+
+// A (m x d P), B (l x d P), Z (d x P): returns d. Throws DimensionMismatch naming the shapes.
+Index check_scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B, const DeviceMatrix& Z);
+
+// Block shapes of one gemm_batch call: op(A_p) is m x k, op(B_p) k x n, C_p m x n.
+struct GemmBatchShape {
+    Index m = 0, n = 0, k = 0;
+    Index a_block = 0, b_block = 0;  // columns per block of A and B
+};
+GemmBatchShape check_gemm_batch(Index batch, bool trans_a, bool trans_b, const DeviceMatrix& A,
+                                const DeviceMatrix& B, const DeviceMatrix& C);
+
+// K (n x n P) against Y (n x P), warm_start (n x P) and active (P or empty).
+void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,
+                     const std::vector<char>& active);
+
+}  // namespace zeronorm::detail

@@ -1,0 +1,211 @@
+#include "selection_batch.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <sstream>
+
+#include "arom.hpp"
+#include "split_runner.hpp"
+#include "zeronorm/error.hpp"
+#include "zeronorm/svm.hpp"
+
+namespace zeronorm::detail {
+
+namespace {
+
+// Splits per chunk: the training and test blocks (and their scaled copies on CUDA) of one chunk
+// stay within this many bytes.
+constexpr std::size_t kChunkBytes = std::size_t{1} << 30;
+
+bool bounded(double C, double ridge) { return !(std::isinf(C) && ridge == 0.0); }
+
+// The batch of one chunk: training and test rows of every split side by side.
+struct ChunkData {
+    Matrix X_train;  // n x (d P)
+    Matrix X_test;   // m x (d P)
+    Matrix y_train;  // n x P
+    Matrix y_test;   // m x P
+};
+
+ChunkData gather_chunk(const Dataset& prepared, const std::vector<Fold>& folds, std::size_t first,
+                       std::size_t count, const SelectionEvaluationOptions& options) {
+    ChunkData c;
+    const Index d = prepared.n_features();
+    const Index P = Index(count);
+    const Index n = Index(folds[first].train.size());
+    const Index m = Index(folds[first].test.size());
+    c.X_train.resize(n, d * P);
+    c.X_test.resize(m, d * P);
+    c.y_train.resize(n, P);
+    c.y_test.resize(m, P);
+    parallel_for(count, options.threads, [&](std::size_t k) {
+        const Index p = Index(k);
+        const TrainTest tt = split_data(prepared, folds[first + k], options.standardize);
+        c.X_train.middleCols(p * d, d) = tt.train.X;
+        c.X_test.middleCols(p * d, d) = tt.test.X;
+        c.y_train.col(p) = tt.train.y;
+        c.y_test.col(p) = tt.test.y;
+    });
+    return c;
+}
+
+SmoOptions dual_options(const SmoOptions& base, double C, double ridge) {
+    SmoOptions o = base;
+    o.C = C;
+    o.ridge = ridge;
+    return o;
+}
+
+std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
+                                       const SelectionEvaluationOptions& options,
+                                       const IndexVector& counts_desc) {
+    const SelectionOptions& sel = options.selection;
+    const Index P = c.y_train.cols();
+    const Index n = c.y_train.rows();
+    const Index d = c.X_train.cols() / P;
+    const DeviceMatrix X_train = backend.upload(c.X_train);
+    const DeviceMatrix X_test = backend.upload(c.X_test);
+
+    // The AROM paths, advancing together.
+    std::vector<AromPath> paths;
+    paths.reserve(std::size_t(P));
+    for (Index p = 0; p < P; ++p) paths.emplace_back(d, sel, counts_desc);
+    const SmoOptions inner = dual_options(sel.smo, sel.C, sel.ridge);
+    Matrix beta = Matrix::Zero(n, P);  // warm starts
+    for (;;) {
+        std::vector<char> active(std::size_t(P), 0);
+        for (Index p = 0; p < P; ++p) active[std::size_t(p)] = paths[std::size_t(p)].running();
+        if (std::none_of(active.begin(), active.end(), [](char a) { return a != 0; })) break;
+        Matrix Z(d, P);
+        parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
+            Z.col(Index(p)).setZero();
+            const AromPath& path = paths[p];
+            if (!active[p]) return;
+            for (std::size_t k = 0; k < path.alive().size(); ++k)
+                Z(path.alive()[k], Index(p)) = path.z()[Index(k)];
+        });
+        const DeviceMatrix Z_dev = backend.upload(Z);
+        const DeviceMatrix K = backend.scaled_gram_batch(X_train, X_train, Z_dev);
+        const std::vector<SmoResult> duals =
+            backend.solve_smo_batch(K, c.y_train, inner, &beta, active);
+        Matrix coef = Matrix::Zero(n, P);  // beta .* y
+        for (Index p = 0; p < P; ++p) {
+            if (!active[std::size_t(p)] || duals[std::size_t(p)].status != Status::Success)
+                continue;
+            beta.col(p) = duals[std::size_t(p)].beta;
+            coef.col(p) = beta.col(p).cwiseProduct(c.y_train.col(p));
+        }
+        // w_bar_p = z_p .* (X_p' coef_p), all splits in one product.
+        const DeviceMatrix coef_dev = backend.upload(coef);
+        DeviceMatrix XtC = backend.allocate(d, P);
+        backend.gemm_batch(P, true, false, 1.0, X_train, coef_dev, 0.0, XtC);
+        const Matrix xtc = backend.download(XtC);
+        parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
+            if (!active[p]) return;
+            AromPath& path = paths[p];
+            AromStep step;
+            const SmoResult& r = duals[p];
+            step.solved = r.status == Status::Success;
+            if (step.solved) {
+                step.objective = -r.objective;
+                step.w_abs_sum.resize(Index(path.alive().size()));
+                for (std::size_t k = 0; k < path.alive().size(); ++k) {
+                    const Index j = path.alive()[k];
+                    step.w_abs_sum[Index(k)] = std::abs(Z(j, Index(p)) * xtc(j, Index(p)));
+                }
+            }
+            path.advance(step);
+        });
+    }
+    std::vector<Ranking> rankings;
+    for (AromPath& path : paths) rankings.push_back(std::move(path).finish());
+
+    // The final classifiers on the selected original columns (0/1 scales), and their test
+    // decisions K_test (beta .* y) + b, one batch per feature count.
+    std::vector<SplitEvaluation> out(static_cast<std::size_t>(P));
+    const double final_ridge = sel.final_ridge < 0 ? sel.ridge : sel.final_ridge;
+    const SmoOptions final_dual = dual_options(sel.final_smo, sel.final_C, final_ridge);
+    const Index m = c.y_test.rows();
+    for (Index r : sel.feature_counts) {  // the caller's order
+        const auto pos = std::size_t(std::find(counts_desc.begin(), counts_desc.end(), r) -
+                                     counts_desc.begin());
+        Matrix mask = Matrix::Zero(d, P);
+        for (Index p = 0; p < P; ++p)
+            for (Index j : rankings[std::size_t(p)].selected[pos]) mask(j, p) = 1.0;
+        const DeviceMatrix mask_dev = backend.upload(mask);
+        const DeviceMatrix K = backend.scaled_gram_batch(X_train, X_train, mask_dev);
+        const std::vector<SmoResult> duals = backend.solve_smo_batch(K, c.y_train, final_dual);
+        Matrix coef(n, P);
+        for (Index p = 0; p < P; ++p)
+            coef.col(p) = duals[std::size_t(p)].beta.cwiseProduct(c.y_train.col(p));
+        const DeviceMatrix K_test = backend.scaled_gram_batch(X_test, X_train, mask_dev);
+        const DeviceMatrix coef_dev = backend.upload(coef);
+        DeviceMatrix F = backend.allocate(m, P);
+        backend.gemm_batch(P, false, false, 1.0, K_test, coef_dev, 0.0, F);
+        const Matrix f = backend.download(F);
+        for (Index p = 0; p < P; ++p) {
+            const Vector decision = f.col(p).array() + duals[std::size_t(p)].bias;
+            SplitEvaluation& e = out[std::size_t(p)];
+            e.errors.push_back(error_rate(labels_from_decision(decision), c.y_test.col(p)));
+            e.selected.push_back(rankings[std::size_t(p)].selected[pos]);
+        }
+    }
+    for (Index p = 0; p < P; ++p) {
+        out[std::size_t(p)].iterations = rankings[std::size_t(p)].iterations;
+        out[std::size_t(p)].status = rankings[std::size_t(p)].status;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string why_not_batched(const Dataset& data, const std::vector<Fold>& folds,
+                            const SelectionEvaluationOptions& options) {
+    const SelectionOptions& sel = options.selection;
+    if (sel.method != SelectionMethod::L2Arom)
+        return "only l2-arom runs batched, not " + to_string(sel.method);
+    for (Index i = 0; i < data.n_samples(); ++i)
+        if (data.y[i] != 1.0 && data.y[i] != -1.0)
+            return "only two classes (labels -1/+1) run batched";
+    const double final_ridge = sel.final_ridge < 0 ? sel.ridge : sel.final_ridge;
+    if (!bounded(sel.C, sel.ridge) || !bounded(sel.final_C, final_ridge))
+        return "the hard margin without a ridge (C = inf, ridge = 0) does not run batched; set "
+               "a ridge > 0 or a finite C";
+    for (const Fold& f : folds)
+        if (f.train.size() != folds.front().train.size() ||
+            f.test.size() != folds.front().test.size())
+            return "the splits differ in training or test size";
+    return {};
+}
+
+std::vector<SplitEvaluation> evaluate_l2_arom_batched(
+    Backend& backend, const Dataset& prepared, const std::vector<Fold>& folds,
+    const SelectionEvaluationOptions& options,
+    const std::function<void(std::size_t, const SplitEvaluation&)>& on_split_done) {
+    IndexVector counts_desc = options.selection.feature_counts;
+    std::sort(counts_desc.begin(), counts_desc.end(), std::greater<Index>());
+    std::vector<SplitEvaluation> out;
+    if (folds.empty()) return out;
+    const std::size_t rows = folds.front().train.size() + folds.front().test.size();
+    const std::size_t per_split =
+        2 * rows * static_cast<std::size_t>(prepared.n_features()) * sizeof(double);
+    const std::size_t chunk = std::max<std::size_t>(1, kChunkBytes / std::max<std::size_t>(1, per_split));
+    for (std::size_t first = 0; first < folds.size(); first += chunk) {
+        const auto start = std::chrono::steady_clock::now();
+        const std::size_t count = std::min(chunk, folds.size() - first);
+        const ChunkData c = gather_chunk(prepared, folds, first, count, options);
+        std::vector<SplitEvaluation> part = run_chunk(backend, c, options, counts_desc);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        for (std::size_t k = 0; k < part.size(); ++k) {
+            part[k].seconds = seconds / double(count);  // the chunk's time, shared out
+            out.push_back(std::move(part[k]));
+            if (on_split_done) on_split_done(first + k, out.back());
+        }
+    }
+    return out;
+}
+
+}  // namespace zeronorm::detail
