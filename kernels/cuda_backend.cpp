@@ -223,6 +223,15 @@ private:
     // Grow-only scratch kept across calls, for the scaled copies of scaled_gram_batch: a fresh
     // cudaMalloc of a few hundred MB per AROM iteration would cost more than the product.
     double* batch_workspace(std::size_t count);
+    // The cuSOLVER handle, created on first use: most work (SMO, the batched cross-validation)
+    // needs no factorisation and need not pay for its set-up.
+    cusolverDnHandle_t solver() {
+        if (solver_ == nullptr) {
+            ZN_CUSOLVER_TRY(cusolverDnCreate(&solver_));
+            ZN_CUSOLVER_TRY(cusolverDnSetStream(solver_, stream_));
+        }
+        return solver_;
+    }
     // True when every entry of m is finite (one device pass).
     bool all_finite(const DeviceMatrix& m);
 
@@ -272,8 +281,6 @@ CudaBackend::CudaBackend(int device) : device_(device) {
         ZN_CUBLAS_TRY(cublasSetPointerMode(blas_, CUBLAS_POINTER_MODE_HOST));
         // Deterministic results: no atomics-based algorithms.
         ZN_CUBLAS_TRY(cublasSetAtomicsMode(blas_, CUBLAS_ATOMICS_NOT_ALLOWED));
-        ZN_CUSOLVER_TRY(cusolverDnCreate(&solver_));
-        ZN_CUSOLVER_TRY(cusolverDnSetStream(solver_, stream_));
     } catch (...) {
         release();
         throw;
@@ -558,7 +565,7 @@ bool CudaBackend::cholesky_solve(DeviceMatrix& A, DeviceMatrix& B) {
     DeviceBuffer<int> d_info(2, device_);  // [0]: cuSOLVER info, [1]: non-finite flag
     ZN_CUDA_TRY(cudaMemsetAsync(d_info.get(), 0, 2 * sizeof(int), stream_));
     int info[2] = {0, 0};
-    ZN_CUSOLVER_TRY(cusolverDnDpotrs(solver_, CUBLAS_FILL_MODE_LOWER, bn,
+    ZN_CUSOLVER_TRY(cusolverDnDpotrs(solver(), CUBLAS_FILL_MODE_LOWER, bn,
                                      blas_int(B.cols(), "cholesky_solve"), A.data(), bn, B.data(),
                                      bn, d_info.get()));
     // As the CPU backend: a solution with NaN or Inf (overflow) counts as a failure.
@@ -634,11 +641,11 @@ bool CudaBackend::cholesky_factor(DeviceMatrix& A) {
     const int bn = blas_int(n, "cholesky_factor");
     int lwork = 0;
     ZN_CUSOLVER_TRY(
-        cusolverDnDpotrf_bufferSize(solver_, CUBLAS_FILL_MODE_LOWER, bn, A.data(), bn, &lwork));
+        cusolverDnDpotrf_bufferSize(solver(), CUBLAS_FILL_MODE_LOWER, bn, A.data(), bn, &lwork));
     DeviceBuffer<double> work(static_cast<std::size_t>(std::max(lwork, 1)), device_);
     DeviceBuffer<int> d_info(2, device_);  // [0]: cuSOLVER info, [1]: bad-diagonal flag
     ZN_CUDA_TRY(cudaMemsetAsync(d_info.get(), 0, 2 * sizeof(int), stream_));
-    ZN_CUSOLVER_TRY(cusolverDnDpotrf(solver_, CUBLAS_FILL_MODE_LOWER, bn, A.data(), bn, work.get(),
+    ZN_CUSOLVER_TRY(cusolverDnDpotrf(solver(), CUBLAS_FILL_MODE_LOWER, bn, A.data(), bn, work.get(),
                                      lwork, d_info.get()));
     check_positive_diagonal(A.data(), n, d_info.get() + 1, stream_);
     int info[2] = {0, 0};

@@ -81,9 +81,12 @@ SelectionEvaluation evaluate_selection(BackendKind kind, int device, const Datas
     if (batched) {
         auto backend = make_backend(kind, device);
         result.splits = detail::evaluate_l2_arom_batched(
-            *backend, prepared, folds, options, [&](std::size_t f, const SplitEvaluation& e) {
+            *backend, prepared, folds, options,
+            [&](std::size_t f, const SplitEvaluation& e) {
                 if (on_split) on_split(f, folds.size(), e);
-            });
+            },
+            result.batch_phases);
+        result.batched = true;
     } else {
         result.splits.resize(folds.size());
         detail::run_per_split(

@@ -51,6 +51,15 @@ ChunkData gather_chunk(const Dataset& prepared, const std::vector<Fold>& folds, 
     return c;
 }
 
+using Clock = std::chrono::steady_clock;
+
+// Adds the seconds since `start` to `total` and restarts the clock.
+void lap(Clock::time_point& start, double& total) {
+    const Clock::time_point now = Clock::now();
+    total += std::chrono::duration<double>(now - start).count();
+    start = now;
+}
+
 SmoOptions dual_options(const SmoOptions& base, double C, double ridge) {
     SmoOptions o = base;
     o.C = C;
@@ -60,13 +69,15 @@ SmoOptions dual_options(const SmoOptions& base, double C, double ridge) {
 
 std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
                                        const SelectionEvaluationOptions& options,
-                                       const IndexVector& counts_desc) {
+                                       const IndexVector& counts_desc, BatchPhaseSeconds& phases) {
     const SelectionOptions& sel = options.selection;
     const Index P = c.y_train.cols();
     const Index n = c.y_train.rows();
     const Index d = c.X_train.cols() / P;
+    Clock::time_point clock = Clock::now();
     const DeviceMatrix X_train = backend.upload(c.X_train);
     const DeviceMatrix X_test = backend.upload(c.X_test);
+    lap(clock, phases.data);
 
     // The AROM paths, advancing together.
     std::vector<AromPath> paths;
@@ -74,6 +85,7 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
     for (Index p = 0; p < P; ++p) paths.emplace_back(d, sel, counts_desc);
     const SmoOptions inner = dual_options(sel.smo, sel.C, sel.ridge);
     Matrix beta = Matrix::Zero(n, P);  // warm starts
+    std::int64_t iterations = 0;
     for (;;) {
         std::vector<char> active(std::size_t(P), 0);
         for (Index p = 0; p < P; ++p) active[std::size_t(p)] = paths[std::size_t(p)].running();
@@ -88,8 +100,10 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
         });
         const DeviceMatrix Z_dev = backend.upload(Z);
         const DeviceMatrix K = backend.scaled_gram_batch(X_train, X_train, Z_dev);
+        lap(clock, phases.gram);
         const std::vector<SmoResult> duals =
             backend.solve_smo_batch(K, c.y_train, inner, &beta, active);
+        lap(clock, phases.smo);
         Matrix coef = Matrix::Zero(n, P);  // beta .* y
         for (Index p = 0; p < P; ++p) {
             if (!active[std::size_t(p)] || duals[std::size_t(p)].status != Status::Success)
@@ -102,6 +116,7 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
         DeviceMatrix XtC = backend.allocate(d, P);
         backend.gemm_batch(P, true, false, 1.0, X_train, coef_dev, 0.0, XtC);
         const Matrix xtc = backend.download(XtC);
+        lap(clock, phases.weights);
         parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
             if (!active[p]) return;
             AromPath& path = paths[p];
@@ -118,7 +133,10 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
             }
             path.advance(step);
         });
+        ++iterations;
+        lap(clock, phases.paths);
     }
+    phases.iterations = std::max(phases.iterations, iterations);
     std::vector<Ranking> rankings;
     for (AromPath& path : paths) rankings.push_back(std::move(path).finish());
 
@@ -152,6 +170,7 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
             e.selected.push_back(rankings[std::size_t(p)].selected[pos]);
         }
     }
+    lap(clock, phases.final_classifiers);
     for (Index p = 0; p < P; ++p) {
         out[std::size_t(p)].iterations = rankings[std::size_t(p)].iterations;
         out[std::size_t(p)].status = rankings[std::size_t(p)].status;
@@ -183,7 +202,8 @@ std::string why_not_batched(const Dataset& data, const std::vector<Fold>& folds,
 std::vector<SplitEvaluation> evaluate_l2_arom_batched(
     Backend& backend, const Dataset& prepared, const std::vector<Fold>& folds,
     const SelectionEvaluationOptions& options,
-    const std::function<void(std::size_t, const SplitEvaluation&)>& on_split_done) {
+    const std::function<void(std::size_t, const SplitEvaluation&)>& on_split_done,
+    BatchPhaseSeconds& phases) {
     IndexVector counts_desc = options.selection.feature_counts;
     std::sort(counts_desc.begin(), counts_desc.end(), std::greater<Index>());
     std::vector<SplitEvaluation> out;
@@ -195,8 +215,10 @@ std::vector<SplitEvaluation> evaluate_l2_arom_batched(
     for (std::size_t first = 0; first < folds.size(); first += chunk) {
         const auto start = std::chrono::steady_clock::now();
         const std::size_t count = std::min(chunk, folds.size() - first);
+        Clock::time_point clock = start;
         const ChunkData c = gather_chunk(prepared, folds, first, count, options);
-        std::vector<SplitEvaluation> part = run_chunk(backend, c, options, counts_desc);
+        lap(clock, phases.data);
+        std::vector<SplitEvaluation> part = run_chunk(backend, c, options, counts_desc, phases);
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         for (std::size_t k = 0; k < part.size(); ++k) {

@@ -24,6 +24,7 @@ std::string why_not_batched(const Dataset& data, const std::vector<Fold>& folds,
 std::vector<SplitEvaluation> evaluate_l2_arom_batched(
     Backend& backend, const Dataset& prepared, const std::vector<Fold>& folds,
     const SelectionEvaluationOptions& options,
-    const std::function<void(std::size_t, const SplitEvaluation&)>& on_split_done);
+    const std::function<void(std::size_t, const SplitEvaluation&)>& on_split_done,
+    BatchPhaseSeconds& phases);
 
 }  // namespace zeronorm::detail

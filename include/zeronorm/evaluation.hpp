@@ -47,11 +47,24 @@ struct PathPoint {
     double std_error = 0.0;  // sample sd over splits / sqrt(#splits)
 };
 
+// Wall seconds of the batched schedule by phase, summed over its chunks of splits.
+struct BatchPhaseSeconds {
+    double data = 0.0;     // per-split preprocessing on the host and the upload of the batch
+    double gram = 0.0;     // batched Gram matrices of the rescaled data (with the upload of z)
+    double smo = 0.0;      // batched SMO
+    double weights = 0.0;  // batched X'(beta .* y) and its download
+    double paths = 0.0;    // per-split z-updates, pruning and counts on the host
+    double final_classifiers = 0.0;  // retraining on the selected columns and testing
+    std::int64_t iterations = 0;     // batched AROM iterations (the slowest split's count)
+};
+
 struct SelectionEvaluation {
     std::vector<PathPoint> path;          // one per feature count, in the order requested
     std::vector<SplitEvaluation> splits;  // in the order of the folds given
     Status status = Status::Success;      // Success when every split's selection did
     double seconds = 0.0;
+    bool batched = false;                 // which schedule ran
+    BatchPhaseSeconds batch_phases;       // batched only
 };
 
 // Called as each split finishes (from a worker thread, serialised): index, count, result.

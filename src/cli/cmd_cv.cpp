@@ -209,6 +209,14 @@ private:
             j["status"] = to_string(result.status);
             j["seconds"] = result.seconds;
             j["splits_per_second"] = fits / result.seconds;
+            j["schedule"] = result.batched ? "batched" : "per-split";
+            if (result.batched) {
+                const BatchPhaseSeconds& b = result.batch_phases;
+                j["batch_seconds"] = {{"data", b.data},       {"gram", b.gram},
+                                      {"smo", b.smo},         {"weights", b.weights},
+                                      {"paths", b.paths},     {"final_classifiers", b.final_classifiers},
+                                      {"iterations", b.iterations}};
+            }
             emit(common, j.dump() + "\n");
             return;
         }

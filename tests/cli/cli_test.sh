@@ -211,6 +211,8 @@ a, b = (json.load(open(f)) for f in sys.argv[1:3])
 assert all(abs(x["mean_error"] - y["mean_error"]) < 0.03 for x, y in zip(a["results"], b["results"]))
 PYEOF
 expect_grep cv_path_batched err 'split 12/12'
+py cv_path_batched 'd["schedule"] == "batched" and d["batch_seconds"]["iterations"] >= 1'
+py cv_path 'd["schedule"] == "per-split" and "batch_seconds" not in d'
 run cv_path_batched_bad cv "$DATA/colon/colon.csv" --method l2-arom --features 20 --splits 2 --train-size 50 --log10 --schedule batched
 expect_rc cv_path_batched_bad 1
 expect_grep cv_path_batched_bad err 'batched schedule cannot run'
