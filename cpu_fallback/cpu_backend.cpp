@@ -11,6 +11,7 @@
 #include "sparse_rows.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/preprocess.hpp"
 
 namespace zeronorm {
 namespace {
@@ -367,6 +368,32 @@ public:
 
     // The batched primitives are plain loops over the blocks: the reference the CUDA batch
     // kernels are tested against.
+    SplitBlocks split_batch(const DeviceMatrix& X, const std::vector<IndexVector>& train_rows,
+                            const std::vector<IndexVector>& test_rows, bool standardize) override {
+        const auto [n, m] = detail::check_split_batch(X.rows(), train_rows, test_rows);
+        const Index d = X.cols();
+        const Index P = Index(train_rows.size());
+        SplitBlocks out{allocate_host(n, d * P), allocate_host(m, d * P)};
+        const auto x = view(X);
+        auto gather = [&](const IndexVector& rows) {
+            Matrix g(Index(rows.size()), d);
+            for (std::size_t i = 0; i < rows.size(); ++i) g.row(Index(i)) = x.row(rows[i]);
+            return g;
+        };
+        for (Index p = 0; p < P; ++p) {
+            Matrix train = gather(train_rows[std::size_t(p)]);
+            Matrix test = gather(test_rows[std::size_t(p)]);
+            if (standardize) {
+                const Standardizer s = Standardizer::fit(train);
+                train = s.transform(train);
+                test = s.transform(test);
+            }
+            view(out.train).middleCols(p * d, d) = train;
+            view(out.test).middleCols(p * d, d) = test;
+        }
+        return out;
+    }
+
     DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
                                    const DeviceMatrix& Z) override {
         const Index d = detail::check_scaled_gram_batch(A, B, Z);

@@ -195,6 +195,8 @@ public:
     SmoResult solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,
                         const SmoOptions& options, const Vector* warm_start = nullptr) override;
 
+    SplitBlocks split_batch(const DeviceMatrix& X, const std::vector<IndexVector>& train_rows,
+                            const std::vector<IndexVector>& test_rows, bool standardize) override;
     DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
                                    const DeviceMatrix& Z) override;
     void gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
@@ -770,6 +772,34 @@ SmoResult CudaBackend::solve_smo(const KernelSpec& spec, const DeviceMatrix& X, 
 
     const DeviceMatrix K = kernel_matrix(spec, X, X);
     return solve_smo(K, y, options, warm_start);
+}
+
+// One thread per (split, column) gathers and standardises from X in device memory, so only the
+// row indices cross to the device, not the P blocks.
+SplitBlocks CudaBackend::split_batch(const DeviceMatrix& X, const std::vector<IndexVector>& train_rows,
+                                     const std::vector<IndexVector>& test_rows, bool standardize) {
+    DeviceGuard guard(device_);
+    const auto [n, m] = detail::check_split_batch(X.rows(), train_rows, test_rows);
+    require_device_memory(X, "X", "split_batch");
+    const Index d = X.cols();
+    const Index P = Index(train_rows.size());
+    std::vector<i64> tr, te;
+    tr.reserve(std::size_t(n * P));
+    te.reserve(std::size_t(m * P));
+    for (Index p = 0; p < P; ++p) {
+        tr.insert(tr.end(), train_rows[std::size_t(p)].begin(), train_rows[std::size_t(p)].end());
+        te.insert(te.end(), test_rows[std::size_t(p)].begin(), test_rows[std::size_t(p)].end());
+    }
+    DeviceBuffer<i64> d_tr(tr.size(), device_);
+    DeviceBuffer<i64> d_te(te.size(), device_);
+    copy_to_device(d_tr.get(), tr.data(), tr.size());
+    copy_to_device(d_te.get(), te.data(), te.size());
+    SplitBlocks out{allocate_matrix(n, d * P, true, "split_batch"),
+                    allocate_matrix(m, d * P, true, "split_batch")};
+    split_blocks(X.data(), X.rows(), d, d_tr.get(), n, d_te.get(), m, P, standardize,
+                 out.train.data(), out.test.data(), stream_);
+    sync();
+    return out;
 }
 
 // Batches (backend.hpp): the column scaling of every block in one pass (Z's column-major order

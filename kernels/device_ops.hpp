@@ -16,6 +16,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace zeronorm::cuda_detail {
@@ -33,6 +34,12 @@ void gather_rows(const double* X, i64 rows, i64 cols, const i64* row_idx, i64 n_
 // out(i, j) = A(i, j) * z[j] * w[j] for A rows x cols; z or w may be null (= all ones).
 void scale_columns(const double* A, i64 rows, i64 cols, const double* z, const double* w,
                    double* out, cudaStream_t stream);
+// Training (n x d P) and test (m x d P) blocks of P splits of X (N x d): rows train_rows[p n ..]
+// and test_rows[p m ..] of X, standardised with the training rows' statistics when asked
+// (Backend::split_batch).
+void split_blocks(const double* X, i64 N, i64 d, const i64* train_rows, i64 n,
+                  const i64* test_rows, i64 m, i64 P, bool standardize, double* train,
+                  double* test, cudaStream_t stream);
 // out[i] = sum_j A(i, j)^2 for A rows x cols.
 void row_squared_norms(const double* A, i64 rows, i64 cols, double* out, cudaStream_t stream);
 // x *= beta for n entries; beta == 0 writes zeros (x is not read, as BLAS does for beta = 0).
@@ -131,5 +138,7 @@ void smo_solve_batch(const SmoDeviceBatch& batch, SmoDeviceOutcome* outcomes, cu
 // the batched solver (one problem per block, n up to a few hundred).
 constexpr int kSmoThreads = 1024;
 constexpr int kSmoBatchThreads = 128;
+// Shared memory the one-warp batched kernel may stage a problem in (the default per-block limit).
+constexpr std::size_t kSmoWarpSharedBytes = 48 * 1024;
 
 }  // namespace zeronorm::cuda_detail

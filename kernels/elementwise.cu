@@ -55,6 +55,47 @@ __global__ void scale_columns_kernel(const double* A, i64 rows, i64 cols, const 
     }
 }
 
+// One thread per (split p, column j): the column's mean and scale over the split's training rows
+// (Standardizer's rule: population standard deviation; a constant column is centred on its value
+// with scale 1), then the standardised training and test entries.
+__global__ void split_blocks_kernel(const double* X, i64 N, i64 d, const i64* train_rows, i64 n,
+                                    const i64* test_rows, i64 m, i64 P, bool standardize,
+                                    double* train, double* test) {
+    for (i64 k = global_thread(); k < d * P; k += grid_stride()) {
+        const i64 p = k / d;
+        const double* col = X + (k % d) * N;
+        const i64* tr = train_rows + p * n;
+        const i64* te = test_rows + p * m;
+        double mean = 0.0;
+        double scale = 1.0;
+        if (standardize) {
+            double sum = 0.0;
+            double lo = col[tr[0]];
+            double hi = lo;
+            for (i64 i = 0; i < n; ++i) {
+                const double v = col[tr[i]];
+                sum += v;
+                lo = fmin(lo, v);
+                hi = fmax(hi, v);
+            }
+            if (lo == hi) {
+                mean = col[tr[0]];
+            } else {
+                mean = sum / static_cast<double>(n);
+                double var = 0.0;
+                for (i64 i = 0; i < n; ++i) {
+                    const double c = col[tr[i]] - mean;
+                    var += c * c;
+                }
+                scale = sqrt(var / static_cast<double>(n));
+                if (!(scale > 0.0)) scale = 1.0;
+            }
+        }
+        for (i64 i = 0; i < n; ++i) train[k * n + i] = (col[tr[i]] - mean) / scale;
+        for (i64 i = 0; i < m; ++i) test[k * m + i] = (col[te[i]] - mean) / scale;
+    }
+}
+
 __global__ void row_squared_norms_kernel(const double* A, i64 rows, i64 cols, double* out) {
     for (i64 r = global_thread(); r < rows; r += grid_stride()) {
         double s = 0.0;
@@ -128,6 +169,15 @@ void scale_columns(const double* A, i64 rows, i64 cols, const double* z, const d
     scale_columns_kernel<<<blocks_for(rows * cols), kThreads, 0, stream>>>(A, rows, cols, z, w,
                                                                              out);
     ZN_CUDA_CHECK_LAUNCH("scale_columns_kernel");
+}
+
+void split_blocks(const double* X, i64 N, i64 d, const i64* train_rows, i64 n,
+                  const i64* test_rows, i64 m, i64 P, bool standardize, double* train,
+                  double* test, cudaStream_t stream) {
+    if (d * P == 0) return;
+    split_blocks_kernel<<<blocks_for(d * P), kThreads, 0, stream>>>(
+        X, N, d, train_rows, n, test_rows, m, P, standardize, train, test);
+    ZN_CUDA_CHECK_LAUNCH("split_blocks_kernel");
 }
 
 void row_squared_norms(const double* A, i64 rows, i64 cols, double* out, cudaStream_t stream) {

@@ -3,8 +3,8 @@
 // block-wide reductions, the two-variable update by thread 0, the gradient update spread over
 // the block). beta and G live in global memory; thread t owns G[t], G[t + blockDim], ...
 // Only the outcome scalars are written at the end. No shrinking.
-// A batch of small problems runs the same loop with one block of kSmoBatchThreads per problem,
-// all in one launch.
+// A batch of small problems runs the same loop in one launch: one warp per problem with its data
+// in shared memory when it fits, else one block of kSmoBatchThreads per problem.
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
 #include "smo_device.cuh"
@@ -33,11 +33,34 @@ __device__ T warp_reduce(T v) {
     return v;
 }
 
+__device__ SmoSelectI broadcast_lane0(const SmoSelectI& v) {
+    return SmoSelectI{__shfl_sync(kFullMask, v.Gmax, 0), __shfl_sync(kFullMask, v.i, 0)};
+}
+
+__device__ SmoSelectJ broadcast_lane0(const SmoSelectJ& v) {
+    return SmoSelectJ{__shfl_sync(kFullMask, v.obj_min, 0), __shfl_sync(kFullMask, v.j, 0),
+                      __shfl_sync(kFullMask, v.Gmax2, 0)};
+}
+
+// The barrier among the threads of one problem: the warp when one warp solves it.
+template <int Threads>
+__device__ void problem_sync() {
+    if constexpr (Threads == 32) {
+        __syncwarp();
+    } else {
+        __syncthreads();
+    }
+}
+
 // Block-wide reduction of one value per thread over Warps warps; every thread gets the result.
 // `partials` (one per warp) and `result` are shared memory owned by this call site. The two
 // barriers also order this reduction against the previous and next uses of the same slots.
+// One warp: shuffles only.
 template <int Warps, class T>
 __device__ T block_reduce(T v, T identity, T* partials, T* result) {
+    if constexpr (Warps == 1) {
+        return broadcast_lane0(warp_reduce(v));
+    }
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int warp = static_cast<int>(threadIdx.x) >> 5;
     v = warp_reduce(v);
@@ -66,7 +89,7 @@ __device__ void smo_block(const SmoDeviceProblem& p, SmoDeviceOutcome* outcome) 
     const int n_threads = Threads;
 
     smo_init_thread(p, tid, n_threads);
-    __syncthreads();
+    problem_sync<Threads>();
 
     i64 iter = 0;
     int status = kSmoConverged;
@@ -89,11 +112,11 @@ __device__ void smo_block(const SmoDeviceProblem& p, SmoDeviceOutcome* outcome) 
             break;
         }
         if (tid == 0) s_step = smo_update_pair(p, si.i, sj.j);
-        __syncthreads();
+        problem_sync<Threads>();
         const SmoStep step = s_step;
         smo_update_gradient_thread(p, si.i, sj.j, step, tid, n_threads);
         ++iter;
-        __syncthreads();
+        problem_sync<Threads>();
     }
 
     if (tid == 0) {
@@ -112,11 +135,8 @@ __global__ void __launch_bounds__(kSmoThreads, 1)
     smo_block<kSmoThreads>(p, outcome);
 }
 
-// One block per problem of the batch; inactive problems return at once.
-__global__ void __launch_bounds__(kSmoBatchThreads)
-    smo_batch_kernel(SmoDeviceBatch b, SmoDeviceOutcome* outcomes) {
-    const i64 q = blockIdx.x;
-    if (b.active != nullptr && b.active[q] == 0) return;
+// Problem q of a batch, in global memory.
+__device__ SmoDeviceProblem batch_problem(const SmoDeviceBatch& b, i64 q) {
     const i64 n = b.n;
     SmoDeviceProblem p;
     p.K = b.K + q * n * n;
@@ -130,7 +150,60 @@ __global__ void __launch_bounds__(kSmoBatchThreads)
     p.ridge = b.ridge;
     p.tolerance = b.tolerance;
     p.max_iterations = b.max_iterations;
-    smo_block<kSmoBatchThreads>(p, outcomes + q);
+    return p;
+}
+
+// One block per problem of the batch; inactive problems return at once.
+__global__ void __launch_bounds__(kSmoBatchThreads)
+    smo_batch_kernel(SmoDeviceBatch b, SmoDeviceOutcome* outcomes) {
+    const i64 q = blockIdx.x;
+    if (b.active != nullptr && b.active[q] == 0) return;
+    smo_block<kSmoBatchThreads>(batch_problem(b, q), outcomes + q);
+}
+
+// Shared memory of the one-warp kernel for problems of size n: K, then y, beta, G, Q_tt, Kv.
+std::size_t warp_kernel_bytes(i64 n) {
+    return static_cast<std::size_t>(n * n + 5 * n) * sizeof(double);
+}
+
+// One warp per problem, its kernel and vectors staged in shared memory: no block barriers, the
+// reductions are shuffles, and every load of the iteration loop is from shared memory. The
+// iterates are those of smo_batch_kernel (same selection order, same arithmetic).
+__global__ void __launch_bounds__(32)
+    smo_warp_kernel(SmoDeviceBatch b, SmoDeviceOutcome* outcomes) {
+    extern __shared__ double staged[];
+    const i64 q = blockIdx.x;
+    if (b.active != nullptr && b.active[q] == 0) return;
+    const SmoDeviceProblem global = batch_problem(b, q);
+    const int n = b.n;
+    const int lane = static_cast<int>(threadIdx.x);
+    const i64 nn = static_cast<i64>(n) * n;
+    double* K = staged;
+    double* y = K + nn;
+    double* beta = y + n;
+    double* G = beta + n;
+    double* QD = G + n;
+    double* Kv = QD + n;
+    for (i64 e = lane; e < nn; e += 32) K[e] = global.K[e];
+    for (int t = lane; t < n; t += 32) {
+        y[t] = global.y[t];
+        beta[t] = global.beta[t];
+        if (global.Kv != nullptr) Kv[t] = global.Kv[t];
+    }
+    __syncwarp();
+    SmoDeviceProblem p = global;
+    p.K = K;
+    p.y = y;
+    p.beta = beta;
+    p.G = G;
+    p.QD = QD;
+    p.Kv = global.Kv != nullptr ? Kv : nullptr;
+    smo_block<32>(p, outcomes + q);
+    __syncwarp();
+    for (int t = lane; t < n; t += 32) {
+        global.beta[t] = beta[t];
+        global.G[t] = G[t];
+    }
 }
 
 }  // namespace
@@ -140,11 +213,19 @@ void smo_solve(const SmoDeviceProblem& problem, SmoDeviceOutcome* outcome, cudaS
     ZN_CUDA_CHECK_LAUNCH("smo_kernel");
 }
 
+// Small problems (the staged data within the default 48 KB of shared memory, n <= 76) take the
+// one-warp kernel, larger ones the block kernel on global memory.
 void smo_solve_batch(const SmoDeviceBatch& batch, SmoDeviceOutcome* outcomes, cudaStream_t stream) {
     if (batch.problems == 0) return;
-    smo_batch_kernel<<<static_cast<unsigned>(batch.problems), kSmoBatchThreads, 0, stream>>>(
-        batch, outcomes);
-    ZN_CUDA_CHECK_LAUNCH("smo_batch_kernel");
+    const auto blocks = static_cast<unsigned>(batch.problems);
+    const std::size_t bytes = warp_kernel_bytes(batch.n);
+    if (bytes <= kSmoWarpSharedBytes) {
+        smo_warp_kernel<<<blocks, 32, bytes, stream>>>(batch, outcomes);
+        ZN_CUDA_CHECK_LAUNCH("smo_warp_kernel");
+    } else {
+        smo_batch_kernel<<<blocks, kSmoBatchThreads, 0, stream>>>(batch, outcomes);
+        ZN_CUDA_CHECK_LAUNCH("smo_batch_kernel");
+    }
 }
 
 }  // namespace zeronorm::cuda_detail

@@ -40,6 +40,27 @@ GemmBatchShape check_gemm_batch(Index batch, bool trans_a, bool trans_b, const D
     return s;
 }
 
+std::pair<Index, Index> check_split_batch(Index rows, const std::vector<IndexVector>& train_rows,
+                                          const std::vector<IndexVector>& test_rows) {
+    ZN_EXPECTS(!train_rows.empty() && train_rows.size() == test_rows.size(),
+               "split_batch: " << train_rows.size() << " training and " << test_rows.size()
+                               << " test row lists (need the same number, at least one)");
+    const std::size_t n = train_rows.front().size();
+    const std::size_t m = test_rows.front().size();
+    ZN_EXPECTS(n > 0, "split_batch: the training row lists are empty");
+    for (std::size_t p = 0; p < train_rows.size(); ++p) {
+        ZN_EXPECTS(train_rows[p].size() == n && test_rows[p].size() == m,
+                   "split_batch: split " << p << " has " << train_rows[p].size() << " training and "
+                                         << test_rows[p].size() << " test rows, split 0 has " << n
+                                         << " and " << m);
+        for (const IndexVector* list : {&train_rows[p], &test_rows[p]})
+            for (const Index r : *list)
+                ZN_EXPECTS(r >= 0 && r < rows, "split_batch: split " << p << " holds row " << r
+                                                                     << ", outside 0.." << rows - 1);
+    }
+    return {Index(n), Index(m)};
+}
+
 void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,
                      const std::vector<char>& active) {
     const Index n = Y.rows();

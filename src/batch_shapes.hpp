@@ -3,6 +3,7 @@
 // same messages.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "zeronorm/backend.hpp"
@@ -19,6 +20,11 @@ struct GemmBatchShape {
 };
 GemmBatchShape check_gemm_batch(Index batch, bool trans_a, bool trans_b, const DeviceMatrix& A,
                                 const DeviceMatrix& B, const DeviceMatrix& C);
+
+// Equal, non-empty row lists within 0..rows-1 for every split (as many test lists as training
+// lists); returns (n, m).
+std::pair<Index, Index> check_split_batch(Index rows, const std::vector<IndexVector>& train_rows,
+                                          const std::vector<IndexVector>& test_rows);
 
 // K (n x n P) against Y (n x P), warm_start (n x P) and active (P or empty).
 void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,

@@ -21,33 +21,32 @@ constexpr std::size_t kChunkBytes = std::size_t{1} << 30;
 
 bool bounded(double C, double ridge) { return !(std::isinf(C) && ridge == 0.0); }
 
-// The batch of one chunk: training and test rows of every split side by side.
+// The batch of one chunk: training and test rows of every split side by side, on the backend.
 struct ChunkData {
-    Matrix X_train;  // n x (d P)
-    Matrix X_test;   // m x (d P)
-    Matrix y_train;  // n x P
-    Matrix y_test;   // m x P
+    SplitBlocks blocks;  // n x (d P) and m x (d P)
+    Matrix y_train;      // n x P
+    Matrix y_test;       // m x P
 };
 
-ChunkData gather_chunk(const Dataset& prepared, const std::vector<Fold>& folds, std::size_t first,
-                       std::size_t count, const SelectionEvaluationOptions& options) {
+ChunkData gather_chunk(Backend& backend, const DeviceMatrix& X, const Vector& y,
+                       const std::vector<Fold>& folds, std::size_t first, std::size_t count,
+                       bool standardize) {
+    std::vector<IndexVector> train_rows, test_rows;
+    for (std::size_t k = first; k < first + count; ++k) {
+        train_rows.push_back(folds[k].train);
+        test_rows.push_back(folds[k].test);
+    }
     ChunkData c;
-    const Index d = prepared.n_features();
+    c.blocks = backend.split_batch(X, train_rows, test_rows, standardize);
     const Index P = Index(count);
-    const Index n = Index(folds[first].train.size());
-    const Index m = Index(folds[first].test.size());
-    c.X_train.resize(n, d * P);
-    c.X_test.resize(m, d * P);
-    c.y_train.resize(n, P);
-    c.y_test.resize(m, P);
-    parallel_for(count, options.threads, [&](std::size_t k) {
-        const Index p = Index(k);
-        const TrainTest tt = split_data(prepared, folds[first + k], options.standardize);
-        c.X_train.middleCols(p * d, d) = tt.train.X;
-        c.X_test.middleCols(p * d, d) = tt.test.X;
-        c.y_train.col(p) = tt.train.y;
-        c.y_test.col(p) = tt.test.y;
-    });
+    c.y_train.resize(Index(train_rows.front().size()), P);
+    c.y_test.resize(Index(test_rows.front().size()), P);
+    for (Index p = 0; p < P; ++p) {
+        for (std::size_t i = 0; i < train_rows[std::size_t(p)].size(); ++i)
+            c.y_train(Index(i), p) = y[train_rows[std::size_t(p)][i]];
+        for (std::size_t i = 0; i < test_rows[std::size_t(p)].size(); ++i)
+            c.y_test(Index(i), p) = y[test_rows[std::size_t(p)][i]];
+    }
     return c;
 }
 
@@ -73,11 +72,10 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
     const SelectionOptions& sel = options.selection;
     const Index P = c.y_train.cols();
     const Index n = c.y_train.rows();
-    const Index d = c.X_train.cols() / P;
+    const Index d = c.blocks.train.cols() / P;
+    const DeviceMatrix& X_train = c.blocks.train;
+    const DeviceMatrix& X_test = c.blocks.test;
     Clock::time_point clock = Clock::now();
-    const DeviceMatrix X_train = backend.upload(c.X_train);
-    const DeviceMatrix X_test = backend.upload(c.X_test);
-    lap(clock, phases.data);
 
     // The AROM paths, advancing together.
     std::vector<AromPath> paths;
@@ -212,11 +210,13 @@ std::vector<SplitEvaluation> evaluate_l2_arom_batched(
     const std::size_t per_split =
         2 * rows * static_cast<std::size_t>(prepared.n_features()) * sizeof(double);
     const std::size_t chunk = std::max<std::size_t>(1, kChunkBytes / std::max<std::size_t>(1, per_split));
+    const DeviceMatrix X = backend.upload(prepared.X);
     for (std::size_t first = 0; first < folds.size(); first += chunk) {
         const auto start = std::chrono::steady_clock::now();
         const std::size_t count = std::min(chunk, folds.size() - first);
         Clock::time_point clock = start;
-        const ChunkData c = gather_chunk(prepared, folds, first, count, options);
+        const ChunkData c =
+            gather_chunk(backend, X, prepared.y, folds, first, count, options.standardize);
         lap(clock, phases.data);
         std::vector<SplitEvaluation> part = run_chunk(backend, c, options, counts_desc, phases);
         const double seconds =

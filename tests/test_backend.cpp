@@ -1,10 +1,14 @@
 // Backend primitives against plain references, for every backend built.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
+
 #include "backends.hpp"
 #include "random.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/kernel.hpp"
+#include "zeronorm/preprocess.hpp"
 
 namespace zeronorm {
 namespace {
@@ -178,6 +182,50 @@ TEST_P(BackendPrimitives, ScaledGramBatchMatchesBlockByBlock) {
                  DimensionMismatch);
 }
 
+TEST_P(BackendPrimitives, SplitBatchMatchesStandardizerPerSplit) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 14);
+    const Index N = 40, d = 23, P = 7, n = 25, m = 9;
+    Matrix X = random_matrix(N, d, rng);
+    X.col(4).setConstant(2.5);  // constant: centred on its value, scale 1
+    const DeviceMatrix dX = backend->upload(X);
+    std::vector<IndexVector> train_rows, test_rows;
+    for (Index p = 0; p < P; ++p) {
+        IndexVector perm(static_cast<std::size_t>(N));
+        std::iota(perm.begin(), perm.end(), Index(0));
+        std::shuffle(perm.begin(), perm.end(), rng);
+        train_rows.emplace_back(perm.begin(), perm.begin() + n);
+        test_rows.emplace_back(perm.begin() + n, perm.begin() + n + m);
+    }
+    for (const bool standardize : {false, true}) {
+        const SplitBlocks b = backend->split_batch(dX, train_rows, test_rows, standardize);
+        const Matrix train = backend->download(b.train), test = backend->download(b.test);
+        ASSERT_EQ(train.rows(), n);
+        ASSERT_EQ(test.cols(), d * P);
+        for (Index p = 0; p < P; ++p) {
+            Dataset all;
+            all.X = X;
+            all.y = Vector::Ones(N);
+            Matrix tr = all.subset(train_rows[std::size_t(p)]).X;
+            Matrix te = all.subset(test_rows[std::size_t(p)]).X;
+            if (standardize) {
+                const Standardizer s = Standardizer::fit(tr);
+                tr = s.transform(tr);
+                te = s.transform(te);
+            }
+            EXPECT_LT((train.middleCols(p * d, d) - tr).cwiseAbs().maxCoeff(), 1e-12) << p;
+            EXPECT_LT((test.middleCols(p * d, d) - te).cwiseAbs().maxCoeff(), 1e-12) << p;
+        }
+    }
+    std::vector<IndexVector> bad = test_rows;
+    bad[2][0] = N;
+    EXPECT_THROW(backend->split_batch(dX, train_rows, bad, true), InvalidArgument);
+    bad = train_rows;
+    bad[1].pop_back();
+    EXPECT_THROW(backend->split_batch(dX, bad, test_rows, true), InvalidArgument);
+}
+
 TEST_P(BackendPrimitives, GemmBatchAllTransposes) {
     ZN_SEED_TRACE();
     ZN_BACKEND_OR_SKIP(backend, GetParam());
@@ -207,11 +255,10 @@ TEST_P(BackendPrimitives, GemmBatchAllTransposes) {
                  DimensionMismatch);
 }
 
-TEST_P(BackendPrimitives, SmoBatchEqualsOneProblemAtATime) {
-    ZN_SEED_TRACE();
-    ZN_BACKEND_OR_SKIP(backend, GetParam());
-    std::mt19937_64 rng(test_seed() + 13);
-    const Index P = 9, n = 48, d = 30;
+// P problems of size n, solved as one batch and one at a time (cold and warm starts).
+void expect_smo_batch_equals_single(Backend& backend, Index n, std::mt19937_64& rng) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const Index P = 9, d = 30;
     Matrix X = random_matrix(n, d * P, rng);
     Matrix Y(n, P);
     for (Index p = 0; p < P; ++p)
@@ -219,9 +266,9 @@ TEST_P(BackendPrimitives, SmoBatchEqualsOneProblemAtATime) {
             Y(i, p) = (i + p) % 3 == 0 ? 1.0 : -1.0;
             X(i, p * d) += 0.8 * Y(i, p);  // some signal, still overlapping classes
         }
-    const DeviceMatrix dX = backend->upload(X);
-    const DeviceMatrix K = backend->scaled_gram_batch(dX, dX, backend->upload(Matrix::Ones(d, P)));
-    const Matrix Kh = backend->download(K);
+    const DeviceMatrix dX = backend.upload(X);
+    const DeviceMatrix K = backend.scaled_gram_batch(dX, dX, backend.upload(Matrix::Ones(d, P)));
+    const Matrix Kh = backend.download(K);
     SmoOptions options;
     options.C = 0.7;
     options.ridge = 1e-3;
@@ -230,14 +277,14 @@ TEST_P(BackendPrimitives, SmoBatchEqualsOneProblemAtATime) {
     active[3] = 0;
     const Matrix warm = random_matrix(n, P, rng, 0.0, 0.7);
     for (const Matrix* start : {static_cast<const Matrix*>(nullptr), &warm}) {
-        const std::vector<SmoResult> batch = backend->solve_smo_batch(K, Y, options, start, active);
+        const std::vector<SmoResult> batch = backend.solve_smo_batch(K, Y, options, start, active);
         ASSERT_EQ(batch.size(), std::size_t(P));
         EXPECT_EQ(batch[3].beta.size(), 0);
         for (Index p = 0; p < P; ++p) {
             if (!active[std::size_t(p)]) continue;
             const Vector w = start ? Vector(start->col(p)) : Vector();
-            const SmoResult one = backend->solve_smo(backend->upload(Matrix(Kh.middleCols(p * n, n))),
-                                                     Y.col(p), options, start ? &w : nullptr);
+            const SmoResult one = backend.solve_smo(backend.upload(Matrix(Kh.middleCols(p * n, n))),
+                                                    Y.col(p), options, start ? &w : nullptr);
             const SmoResult& b = batch[std::size_t(p)];
             EXPECT_EQ(b.status, Status::Success) << p;
             EXPECT_LT(b.kkt_gap, 1e-9) << p;
@@ -248,8 +295,17 @@ TEST_P(BackendPrimitives, SmoBatchEqualsOneProblemAtATime) {
     }
     Matrix one_class = Y;
     one_class.col(2).setOnes();
-    EXPECT_THROW(backend->solve_smo_batch(K, one_class, options), InvalidArgument);
-    EXPECT_THROW(backend->solve_smo_batch(K, Matrix(Y.leftCols(P - 1)), options), DimensionMismatch);
+    EXPECT_THROW(backend.solve_smo_batch(K, one_class, options), InvalidArgument);
+    EXPECT_THROW(backend.solve_smo_batch(K, Matrix(Y.leftCols(P - 1)), options), DimensionMismatch);
+}
+
+TEST_P(BackendPrimitives, SmoBatchEqualsOneProblemAtATime) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 13);
+    // n = 48 fits the CUDA one-warp kernel's shared memory; n = 100 takes the block kernel.
+    expect_smo_batch_equals_single(*backend, 48, rng);
+    expect_smo_batch_equals_single(*backend, 100, rng);
 }
 
 ZN_INSTANTIATE_FOR_BACKENDS(BackendPrimitives);

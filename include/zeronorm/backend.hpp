@@ -42,6 +42,12 @@ private:
     Index cols_ = 0;
 };
 
+// The training and test blocks of many splits (Backend::split_batch).
+struct SplitBlocks {
+    DeviceMatrix train;  // n x (d P)
+    DeviceMatrix test;   // m x (d P)
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -116,6 +122,14 @@ public:
     // A batch of P equal-shaped blocks (rows x cols each) is one matrix of rows x (cols P), block
     // p in columns [p cols, (p + 1) cols). One call serves the whole batch: on CUDA a few
     // launches for all P problems, not P launches (cross-validation splits, grids, paths).
+
+    // The training and test blocks of P = train_rows.size() splits of the rows of X (N x d):
+    // block p of `train` holds rows train_rows[p] of X and block p of `test` rows test_rows[p]
+    // (every split with the same n and m). With `standardize`, each split's columns are centred
+    // and scaled by the mean and standard deviation of its training rows, by Standardizer's
+    // rule (preprocess.hpp). Row indices must be within 0..N-1.
+    virtual SplitBlocks split_batch(const DeviceMatrix& X, const std::vector<IndexVector>& train_rows,
+                                    const std::vector<IndexVector>& test_rows, bool standardize) = 0;
 
     // Linear kernels of column-rescaled data, block by block: K_p = (A_p diag z_p)(B_p diag z_p)'
     // for p < P = Z.cols(), A m x (d P), B l x (d P), Z d x P (column p is z_p; zeros drop

@@ -49,7 +49,7 @@ struct PathPoint {
 
 // Wall seconds of the batched schedule by phase, summed over its chunks of splits.
 struct BatchPhaseSeconds {
-    double data = 0.0;     // per-split preprocessing on the host and the upload of the batch
+    double data = 0.0;     // the splits' standardised training and test blocks (split_batch)
     double gram = 0.0;     // batched Gram matrices of the rescaled data (with the upload of z)
     double smo = 0.0;      // batched SMO
     double weights = 0.0;  // batched X'(beta .* y) and its download
