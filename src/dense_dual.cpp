@@ -1,12 +1,14 @@
 #include "dense_dual.hpp"
 
 #include <Eigen/Cholesky>
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <optional>
 #include <vector>
 
 #include "smo_common.hpp"
+#include "split_runner.hpp"
 
 namespace zeronorm::detail {
 namespace {
@@ -127,6 +129,61 @@ SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector
     SmoResult tail = backend.solve_smo(K, y, options, &current.beta);
     tail.iterations += iterations;
     return tail;
+}
+
+std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatrix& K,
+                                              const Matrix& Y, const SmoOptions& options,
+                                              const Matrix* warm_start,
+                                              const std::vector<char>& active) {
+    const Index n = Y.rows();
+    const Index P = Y.cols();
+    if (options.tolerance >= kCoarseTolerances[0] || n > kMaxNewtonSize)
+        return backend.solve_smo_batch(K, Y, options, warm_start, active);
+    std::vector<char> open(static_cast<std::size_t>(P), 1);  // not finished by a Newton step
+    if (!active.empty()) open = active;
+    std::vector<char> staged = open;  // open and its last coarse SMO succeeded
+    std::vector<SmoResult> results(static_cast<std::size_t>(P));
+    std::vector<std::int64_t> iterations(static_cast<std::size_t>(P), 0);
+    Matrix beta = warm_start != nullptr ? *warm_start : Matrix::Zero(n, P);
+    bool started = warm_start != nullptr;
+    Matrix K_host;  // downloaded once, at the first Newton attempt
+    for (const double coarse_tolerance : kCoarseTolerances) {
+        if (coarse_tolerance <= options.tolerance) break;
+        if (std::none_of(staged.begin(), staged.end(), [](char c) { return c != 0; })) break;
+        SmoOptions coarse = options;
+        coarse.tolerance = coarse_tolerance;
+        const std::vector<SmoResult> current =
+            backend.solve_smo_batch(K, Y, coarse, started ? &beta : nullptr, staged);
+        started = true;
+        if (K_host.size() == 0) K_host = backend.download(K);
+        parallel_for(std::size_t(P), 0, [&](std::size_t p) {
+            if (!staged[p]) return;
+            const SmoResult& r = current[p];
+            iterations[p] += r.iterations;
+            beta.col(Index(p)) = r.beta;
+            if (r.status != Status::Success) {
+                staged[p] = 0;  // straight to the final SMO, as solve_dense_dual
+                return;
+            }
+            const Matrix Kp = K_host.middleCols(Index(p) * n, n);
+            if (auto finished = newton_finish(Kp, Y.col(Index(p)), options, r)) {
+                finished->iterations = iterations[p];
+                results[p] = std::move(*finished);
+                open[p] = 0;
+                staged[p] = 0;
+            }
+        });
+    }
+    if (std::any_of(open.begin(), open.end(), [](char c) { return c != 0; })) {
+        std::vector<SmoResult> tail =
+            backend.solve_smo_batch(K, Y, options, started ? &beta : nullptr, open);
+        for (Index p = 0; p < P; ++p) {
+            if (!open[std::size_t(p)]) continue;
+            tail[std::size_t(p)].iterations += iterations[std::size_t(p)];
+            results[std::size_t(p)] = std::move(tail[std::size_t(p)]);
+        }
+    }
+    return results;
 }
 
 }  // namespace zeronorm::detail

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "arom.hpp"
+#include "dense_dual.hpp"
 #include "split_runner.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/svm.hpp"
@@ -100,7 +101,7 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
         const DeviceMatrix K = backend.scaled_gram_batch(X_train, X_train, Z_dev);
         lap(clock, phases.gram);
         const std::vector<SmoResult> duals =
-            backend.solve_smo_batch(K, c.y_train, inner, &beta, active);
+            solve_dense_dual_batch(backend, K, c.y_train, inner, &beta, active);
         lap(clock, phases.smo);
         Matrix coef = Matrix::Zero(n, P);  // beta .* y
         for (Index p = 0; p < P; ++p) {
@@ -152,7 +153,7 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
             for (Index j : rankings[std::size_t(p)].selected[pos]) mask(j, p) = 1.0;
         const DeviceMatrix mask_dev = backend.upload(mask);
         const DeviceMatrix K = backend.scaled_gram_batch(X_train, X_train, mask_dev);
-        const std::vector<SmoResult> duals = backend.solve_smo_batch(K, c.y_train, final_dual);
+        const std::vector<SmoResult> duals = solve_dense_dual_batch(backend, K, c.y_train, final_dual);
         Matrix coef(n, P);
         for (Index p = 0; p < P; ++p)
             coef.col(p) = duals[std::size_t(p)].beta.cwiseProduct(c.y_train.col(p));
