@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/polynomial_arom.hpp"
@@ -49,13 +50,6 @@ struct Config {
     std::string basis = "multinomial";
 };
 
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
-    return out;
-}
-
 Config parse(int argc, char** argv) {
     Config c;
     for (int i = 1; i < argc; ++i) {
@@ -68,8 +62,8 @@ Config parse(int argc, char** argv) {
         else if (a == "--test") c.test_size = std::stol(value());
         else if (a == "--sizes") {
             c.sizes.clear();
-            for (const auto& s : split(value())) c.sizes.push_back(std::stol(s));
-        } else if (a == "--problems") c.problems = split(value());
+            for (const auto& s : zn::bench::split_list(value())) c.sizes.push_back(std::stol(s));
+        } else if (a == "--problems") c.problems = zn::bench::split_list(value());
         else if (a == "--seed") c.seed = std::stoull(value());
         else if (a == "--basis") c.basis = value();
         else throw zn::InvalidArgument("unknown argument " + a + " (see the header of repro_fig1.cpp)");

@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/io.hpp"
@@ -50,22 +51,7 @@
 namespace {
 
 using namespace zeronorm;
-
-struct Stats {
-    std::vector<double> values;
-    double mean() const {
-        return values.empty()
-                   ? 0.0
-                   : std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
-    }
-    double standard_error() const {
-        if (values.size() < 2) return 0.0;
-        const double mu = mean();
-        double ss = 0.0;
-        for (double v : values) ss += (v - mu) * (v - mu);
-        return std::sqrt(ss / double(values.size() - 1)) / std::sqrt(double(values.size()));
-    }
-};
+using namespace zeronorm::bench;
 
 struct MethodStats {
     std::string name;
@@ -78,26 +64,6 @@ struct PaperRow {
     double terms;
     double error_percent;
 };
-
-std::string fmt(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-std::string mean_se(const Stats& s, int digits) {
-    return fmt(s.mean(), digits) + " ± " + fmt(s.standard_error(), digits);
-}
-
-// (ours - paper) in units of our standard error.
-std::string gap(const Stats& s, double paper) {
-    if (paper < 0) return "–";
-    const double se = s.standard_error();
-    if (se == 0.0) return "–";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%+.1f", (s.mean() - paper) / se);
-    return buf;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/cross_validation.hpp"
 #include "zeronorm/error.hpp"
@@ -60,45 +61,11 @@
 namespace {
 
 using namespace zeronorm;
+using namespace zeronorm::bench;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-struct Stats {
-    std::vector<double> values;
-    double mean() const {
-        return values.empty()
-                   ? 0.0
-                   : std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
-    }
-    double standard_error() const {
-        if (values.size() < 2) return 0.0;
-        const double mu = mean();
-        double ss = 0.0;
-        for (double v : values) ss += (v - mu) * (v - mu);
-        return std::sqrt(ss / double(values.size() - 1)) / std::sqrt(double(values.size()));
-    }
-};
-
-std::string fmt(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-std::string mean_se(const Stats& s, int digits) {
-    return fmt(s.mean(), digits) + " ± " + fmt(s.standard_error(), digits);
-}
-
-std::string gap(const Stats& s, double paper) {
-    if (paper < 0) return "–";
-    const double se = s.standard_error();
-    if (se == 0.0) return "–";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%+.1f", (s.mean() - paper) / se);
-    return buf;
 }
 
 std::string paper_cell(double v, int digits) {

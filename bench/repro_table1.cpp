@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "weston2003_linear_problem.hpp"
+#include "bench_util.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/preprocess.hpp"
@@ -62,13 +63,6 @@ struct Config {
     bool time = false;      // totals in seconds on stderr
 };
 
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
-    return out;
-}
-
 Config parse(int argc, char** argv) {
     Config c;
     for (int i = 1; i < argc; ++i) {
@@ -81,12 +75,12 @@ Config parse(int argc, char** argv) {
         else if (a == "--test") c.test_size = std::stol(value());
         else if (a == "--sizes") {
             c.sizes.clear();
-            for (const auto& s : split(value())) c.sizes.push_back(std::stol(s));
+            for (const auto& s : zn::bench::split_list(value())) c.sizes.push_back(std::stol(s));
         } else if (a == "--seed") c.seed = std::stoull(value());
         else if (a == "--ridge") c.ridge = std::stod(value());
         else if (a == "--final-ridge") c.final_ridge = std::stod(value());
         else if (a == "--scale") c.scale = value();
-        else if (a == "--methods") c.methods = split(value());
+        else if (a == "--methods") c.methods = zn::bench::split_list(value());
         else if (a == "--csv") c.csv = value();
         else if (a == "--balanced") c.balanced = true;
         else if (a == "--time") c.time = true;

@@ -112,7 +112,7 @@ LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& op
     if (use_bias) Xt.row(d).setConstant(options.bias_feature);
     const Vector& y = data.y;
     // Mostly-zero data: the coordinate steps read only the non-zeros of x~_i.
-    const detail::SparseRows sparse = detail::SparseRows::of(Xt.transpose());
+    const detail::SparseRows sparse = detail::SparseRows::of_columns(Xt);
 
     // Q_bar_ii = x~_i.x~_i + D_ii (eq. (6)).
     Vector Q_bar_ii = Xt.colwise().squaredNorm().transpose();

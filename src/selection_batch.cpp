@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
-#include <sstream>
 
 #include "arom.hpp"
 #include "dense_dual.hpp"
@@ -213,15 +212,14 @@ std::vector<SplitEvaluation> evaluate_l2_arom_batched(
     const std::size_t chunk = std::max<std::size_t>(1, kChunkBytes / std::max<std::size_t>(1, per_split));
     const DeviceMatrix X = backend.upload(prepared.X);
     for (std::size_t first = 0; first < folds.size(); first += chunk) {
-        const auto start = std::chrono::steady_clock::now();
+        const Clock::time_point start = Clock::now();
         const std::size_t count = std::min(chunk, folds.size() - first);
         Clock::time_point clock = start;
         const ChunkData c =
             gather_chunk(backend, X, prepared.y, folds, first, count, options.standardize);
         lap(clock, phases.data);
         std::vector<SplitEvaluation> part = run_chunk(backend, c, options, counts_desc, phases);
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
         for (std::size_t k = 0; k < part.size(); ++k) {
             part[k].seconds = seconds / double(count);  // the chunk's time, shared out
             out.push_back(std::move(part[k]));

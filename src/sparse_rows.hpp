@@ -17,6 +17,8 @@ class SparseRows {
 public:
     // The rows of X when at most max_density of its entries are non-zero; empty() otherwise.
     static SparseRows of(const Matrix& X, double max_density = kSparseDensity);
+    // The same for the rows of Xt' (the columns of Xt), read in place: no transposed copy.
+    static SparseRows of_columns(const Matrix& Xt, double max_density = kSparseDensity);
 
     bool empty() const { return start_.empty(); }
     Index rows() const { return empty() ? 0 : Index(start_.size()) - 1; }
@@ -37,6 +39,10 @@ public:
     }
 
 private:
+    // Rows 0..rows-1 of a matrix whose entry (i, j) is at(i, j), with cols columns.
+    template <class At>
+    static SparseRows build(Index rows, Index cols, Index nnz, double max_density, At at);
+
     std::vector<Index> start_;  // rows + 1 offsets into column_ / value_
     std::vector<Index> column_;
     std::vector<double> value_;
