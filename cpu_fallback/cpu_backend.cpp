@@ -374,15 +374,9 @@ public:
         const Index d = X.cols();
         const Index P = Index(train_rows.size());
         SplitBlocks out{allocate_host(n, d * P), allocate_host(m, d * P)};
-        const auto x = view(X);
-        auto gather = [&](const IndexVector& rows) {
-            Matrix g(Index(rows.size()), d);
-            for (std::size_t i = 0; i < rows.size(); ++i) g.row(Index(i)) = x.row(rows[i]);
-            return g;
-        };
         for (Index p = 0; p < P; ++p) {
-            Matrix train = gather(train_rows[std::size_t(p)]);
-            Matrix test = gather(test_rows[std::size_t(p)]);
+            Matrix train = view(select_rows(X, train_rows[std::size_t(p)]));
+            Matrix test = view(select_rows(X, test_rows[std::size_t(p)]));
             if (standardize) {
                 const Standardizer s = Standardizer::fit(train);
                 train = s.transform(train);

@@ -680,70 +680,16 @@ void CudaBackend::triangular_solve(const DeviceMatrix& L, bool transpose, bool o
     sync();
 }
 
-// The SMO problem of smo.hpp on a precomputed K, by the persistent kernel of smo.cu. Device
-// memory beyond K: 5 n doubles (y, beta, G, Q_tt, K(y o beta) for a warm start).
+// The SMO problem of smo.hpp on a precomputed K: the batched solver with one problem (its
+// launcher gives a lone large problem the whole 1024-thread block).
 SmoResult CudaBackend::solve_smo(const DeviceMatrix& K, const Vector& y,
                                  const SmoOptions& options, const Vector* warm_start) {
-    DeviceGuard guard(device_);
     ZN_EXPECTS_DIM(K.rows() == K.cols(), "solve_smo: kernel is " << shape(K));
-    require_device_memory(K, "K", "solve_smo");
-    ZN_EXPECTS(K.rows() <= INT_MAX, "solve_smo: n = " << K.rows() << " is too large");
-    ZN_EXPECTS(all_finite(K), "solve_smo: the kernel matrix contains NaN or Inf");
-    check_smo_options(options, "solve_smo");
-    const Index n = K.rows();
-    ZN_EXPECTS_DIM(y.size() == n, "SMO: " << y.size() << " labels for a kernel of size " << n);
-    smo_detail::check_smo_labels(y);
-    const Vector beta0 = smo_detail::smo_starting_point(warm_start, y, options.C);
-    const auto un = static_cast<std::size_t>(n);
-
-    DeviceBuffer<double> d_y(un, device_);
-    DeviceBuffer<double> d_beta(un, device_);
-    DeviceBuffer<double> d_G(un, device_);
-    DeviceBuffer<double> d_QD(un, device_);
-    DeviceBuffer<SmoDeviceOutcome> d_outcome(1, device_);
-    copy_to_device(d_y.get(), y.data(), un);
-    copy_to_device(d_beta.get(), beta0.data(), un);
-
-    const bool warm = (beta0.array() != 0.0).any();
-    DeviceBuffer<double> d_Kv(warm ? un : 0, device_);
-    Vector v;  // y o beta0; kept alive until the sync below
-    if (warm) {
-        v = y.cwiseProduct(beta0);
-        DeviceBuffer<double> d_v(un, device_);
-        copy_to_device(d_v.get(), v.data(), un);
-        const double one = 1.0;
-        const double zero = 0.0;
-        const int bn = blas_int(n, "solve_smo");
-        ZN_CUBLAS_TRY(cublasDgemv(blas_, CUBLAS_OP_N, bn, bn, &one, K.data(), bn, d_v.get(), 1,
-                                  &zero, d_Kv.get(), 1));
-        sync();  // d_v is freed at the end of this scope
-    }
-
-    SmoDeviceProblem p;
-    p.K = K.data();
-    p.y = d_y.get();
-    p.beta = d_beta.get();
-    p.G = d_G.get();
-    p.QD = d_QD.get();
-    p.Kv = warm ? d_Kv.get() : nullptr;
-    p.n = static_cast<int>(n);
-    p.C = options.C;
-    p.ridge = options.ridge;
-    p.tolerance = options.tolerance;
-    p.max_iterations = smo_iteration_cap(options, n);
-    smo_solve(p, d_outcome.get(), stream_);
-
-    SmoResult result;
-    result.beta.resize(n);
-    Vector G(n);
-    SmoDeviceOutcome outcome;
-    copy_to_host(result.beta.data(), d_beta.get(), un);
-    copy_to_host(G.data(), d_G.get(), un);
-    copy_to_host(&outcome, d_outcome.get(), 1);
-    sync();
-
-    finish_smo_result(result, G, y, outcome, options.C);
-    return result;
+    ZN_EXPECTS_DIM(y.size() == K.rows(),
+                   "SMO: " << y.size() << " labels for a kernel of size " << K.rows());
+    const Matrix warm = warm_start != nullptr ? Matrix(*warm_start) : Matrix();
+    return solve_smo_batch(K, Matrix(y), options, warm_start != nullptr ? &warm : nullptr, {})
+        .front();
 }
 
 // Kernel computed in full on the device when it fits, then the precomputed solver.
@@ -871,9 +817,10 @@ void CudaBackend::gemm_batch(Index batch, bool trans_a, bool trans_b, double alp
     sync();
 }
 
-// All problems in one launch of the batched SMO kernel (one block each); the host prepares the
-// starting points and, from the downloaded beta and gradient, the bias, objective and gap of
-// each problem as solve_smo does.
+// All problems in one launch of the SMO kernels of smo.cu; the host prepares the starting points
+// and, from the downloaded beta and gradient, the bias, objective and gap of each problem.
+// Device memory beyond K: 5 n doubles per problem (y, beta, G, Q_tt, K(y o beta) for a warm
+// start).
 std::vector<SmoResult> CudaBackend::solve_smo_batch(const DeviceMatrix& K, const Matrix& Y,
                                                     const SmoOptions& options,
                                                     const Matrix* warm_start,

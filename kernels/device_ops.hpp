@@ -108,9 +108,6 @@ struct SmoDeviceOutcome {
     int j = -1;
 };
 
-// Solves the problem with one persistent single-block kernel; *outcome is device memory.
-void smo_solve(const SmoDeviceProblem& problem, SmoDeviceOutcome* outcome, cudaStream_t stream);
-
 // `problems` SMO problems of one size n, stored back to back (problem q: K + q n n, y + q n, ...;
 // Kv null when no problem has a warm start, else K_q (y_q o beta_q) for every q), sharing the
 // options; active (device memory, one int per problem, or null for all) skips the problems

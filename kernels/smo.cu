@@ -1,10 +1,10 @@
-// SMO on a precomputed kernel in device memory, as ONE persistent kernel launch: a single block
-// of kSmoThreads threads runs the whole iteration loop of smo_device.cuh (WSS2 selection by two
+// SMO on precomputed kernels in device memory, every problem of a batch in ONE launch: a block
+// runs the whole iteration loop of smo_device.cuh for its problem (WSS2 selection by two
 // block-wide reductions, the two-variable update by thread 0, the gradient update spread over
-// the block). beta and G live in global memory; thread t owns G[t], G[t + blockDim], ...
-// Only the outcome scalars are written at the end. No shrinking.
-// A batch of small problems runs the same loop in one launch: one warp per problem with its data
-// in shared memory when it fits, else one block of kSmoBatchThreads per problem.
+// the block); beta and G live in global memory, thread t owns G[t], G[t + blockDim], ... and
+// only the outcome scalars are written at the end. No shrinking. A lone large problem gets a
+// block of kSmoThreads, several share the launch with kSmoBatchThreads each, and small ones run
+// on one warp each with their data staged in shared memory.
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
 #include "smo_device.cuh"
@@ -130,11 +130,6 @@ __device__ void smo_block(const SmoDeviceProblem& p, SmoDeviceOutcome* outcome) 
     }
 }
 
-__global__ void __launch_bounds__(kSmoThreads, 1)
-    smo_kernel(SmoDeviceProblem p, SmoDeviceOutcome* outcome) {
-    smo_block<kSmoThreads>(p, outcome);
-}
-
 // Problem q of a batch, in global memory.
 __device__ SmoDeviceProblem batch_problem(const SmoDeviceBatch& b, i64 q) {
     const i64 n = b.n;
@@ -153,12 +148,13 @@ __device__ SmoDeviceProblem batch_problem(const SmoDeviceBatch& b, i64 q) {
     return p;
 }
 
-// One block per problem of the batch; inactive problems return at once.
-__global__ void __launch_bounds__(kSmoBatchThreads)
+// One block of Threads per problem of the batch; inactive problems return at once.
+template <int Threads>
+__global__ void __launch_bounds__(Threads)
     smo_batch_kernel(SmoDeviceBatch b, SmoDeviceOutcome* outcomes) {
     const i64 q = blockIdx.x;
     if (b.active != nullptr && b.active[q] == 0) return;
-    smo_block<kSmoBatchThreads>(batch_problem(b, q), outcomes + q);
+    smo_block<Threads>(batch_problem(b, q), outcomes + q);
 }
 
 // Shared memory of the one-warp kernel for problems of size n: K, then y, beta, G, Q_tt, Kv.
@@ -208,13 +204,9 @@ __global__ void __launch_bounds__(32)
 
 }  // namespace
 
-void smo_solve(const SmoDeviceProblem& problem, SmoDeviceOutcome* outcome, cudaStream_t stream) {
-    smo_kernel<<<1, kSmoThreads, 0, stream>>>(problem, outcome);
-    ZN_CUDA_CHECK_LAUNCH("smo_kernel");
-}
-
 // Small problems (the staged data within the default 48 KB of shared memory, n <= 76) take the
-// one-warp kernel, larger ones the block kernel on global memory.
+// one-warp kernel; larger ones a block on global memory: kSmoBatchThreads threads each when
+// there are several, the whole kSmoThreads block for a lone problem.
 void smo_solve_batch(const SmoDeviceBatch& batch, SmoDeviceOutcome* outcomes, cudaStream_t stream) {
     if (batch.problems == 0) return;
     const auto blocks = static_cast<unsigned>(batch.problems);
@@ -222,9 +214,12 @@ void smo_solve_batch(const SmoDeviceBatch& batch, SmoDeviceOutcome* outcomes, cu
     if (bytes <= kSmoWarpSharedBytes) {
         smo_warp_kernel<<<blocks, 32, bytes, stream>>>(batch, outcomes);
         ZN_CUDA_CHECK_LAUNCH("smo_warp_kernel");
+    } else if (batch.problems == 1) {
+        smo_batch_kernel<kSmoThreads><<<1, kSmoThreads, 0, stream>>>(batch, outcomes);
+        ZN_CUDA_CHECK_LAUNCH("smo_batch_kernel<kSmoThreads>");
     } else {
-        smo_batch_kernel<<<blocks, kSmoBatchThreads, 0, stream>>>(batch, outcomes);
-        ZN_CUDA_CHECK_LAUNCH("smo_batch_kernel");
+        smo_batch_kernel<kSmoBatchThreads><<<blocks, kSmoBatchThreads, 0, stream>>>(batch, outcomes);
+        ZN_CUDA_CHECK_LAUNCH("smo_batch_kernel<kSmoBatchThreads>");
     }
 }
 

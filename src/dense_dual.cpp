@@ -27,8 +27,8 @@ enum class Side : char { Lower, Free, Upper };
 // variables whose multiplier has the wrong sign become free, and the system is solved again
 // (a few active-set rounds). Nothing when the free set empties, the system is singular, or no
 // round meets the tolerance: the caller then finishes with SMO.
-std::optional<SmoResult> newton_finish(const Matrix& K, const Vector& y, const SmoOptions& options,
-                                       const SmoResult& coarse) {
+std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const Vector& y,
+                                       const SmoOptions& options, const SmoResult& coarse) {
     constexpr int kMaxRounds = 8;
     const Index n = y.size();
     const double C = options.C;
@@ -108,27 +108,10 @@ std::optional<SmoResult> newton_finish(const Matrix& K, const Vector& y, const S
 
 SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector& y,
                            const SmoOptions& options, const Vector* warm_start) {
-    if (options.tolerance >= kCoarseTolerances[0] || K.rows() > kMaxNewtonSize)
-        return backend.solve_smo(K, y, options, warm_start);
-    Matrix K_host;  // downloaded once, at the first Newton attempt
-    SmoResult current;
-    std::int64_t iterations = 0;
-    for (const double coarse_tolerance : kCoarseTolerances) {
-        if (coarse_tolerance <= options.tolerance) break;
-        SmoOptions coarse = options;
-        coarse.tolerance = coarse_tolerance;
-        current = backend.solve_smo(K, y, coarse, iterations > 0 ? &current.beta : warm_start);
-        iterations += current.iterations;
-        if (current.status != Status::Success) break;
-        if (K_host.size() == 0) K_host = backend.download(K);
-        if (auto finished = newton_finish(K_host, y, options, current)) {
-            finished->iterations = iterations;
-            return *finished;
-        }
-    }
-    SmoResult tail = backend.solve_smo(K, y, options, &current.beta);
-    tail.iterations += iterations;
-    return tail;
+    const Matrix warm = warm_start != nullptr ? Matrix(*warm_start) : Matrix();
+    return solve_dense_dual_batch(backend, K, Matrix(y), options,
+                                  warm_start != nullptr ? &warm : nullptr)
+        .front();
 }
 
 std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatrix& K,
@@ -165,8 +148,8 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
                 staged[p] = 0;  // straight to the final SMO, as solve_dense_dual
                 return;
             }
-            const Matrix Kp = K_host.middleCols(Index(p) * n, n);
-            if (auto finished = newton_finish(Kp, Y.col(Index(p)), options, r)) {
+            if (auto finished =
+                    newton_finish(K_host.middleCols(Index(p) * n, n), Y.col(Index(p)), options, r)) {
                 finished->iterations = iterations[p];
                 results[p] = std::move(*finished);
                 open[p] = 0;

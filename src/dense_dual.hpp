@@ -22,10 +22,10 @@ namespace zeronorm::detail {
 SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector& y,
                            const SmoOptions& options, const Vector* warm_start = nullptr);
 
-// The same for a batch of problems (Backend::solve_smo_batch's arguments): each SMO stage is one
-// batched solve over the problems still open, the Newton finishes run on the host in parallel
-// from one download of the kernels, and the problems no Newton step finished get one batched
-// SMO to the requested tolerance.
+// The same for a batch of problems (Backend::solve_smo_batch's arguments), which the single
+// form above runs with one problem: each SMO stage is one batched solve over the problems still
+// open, the Newton finishes run on the host in parallel from one download of the kernels, and
+// the problems no Newton step finished get one batched SMO to the requested tolerance.
 std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatrix& K,
                                               const Matrix& Y, const SmoOptions& options,
                                               const Matrix* warm_start = nullptr,

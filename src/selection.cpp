@@ -129,7 +129,7 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoOptions& base, double
                          const std::string& where) {
     SmoOptions smo = base;
     smo.ridge = ridge;
-    if (!(std::isinf(C) && ridge == 0.0)) {  // bounded dual: one solve
+    if (bounded_dual(C, ridge)) {
         smo.C = C;
         return solve(smo, warm_start);
     }
@@ -231,7 +231,7 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
     const Index r = Index(selected.size());
     subset.n_features = r;
     subset.selected = selected;
-    const double ridge = options.final_ridge < 0 ? options.ridge : options.final_ridge;
+    const double ridge = final_classifier_ridge(options);
     SvmOptions svm;  // linear kernel
 
     Dataset sub;

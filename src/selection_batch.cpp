@@ -19,8 +19,6 @@ namespace {
 // stay within this many bytes.
 constexpr std::size_t kChunkBytes = std::size_t{1} << 30;
 
-bool bounded(double C, double ridge) { return !(std::isinf(C) && ridge == 0.0); }
-
 // The batch of one chunk: training and test rows of every split side by side, on the backend.
 struct ChunkData {
     SplitBlocks blocks;  // n x (d P) and m x (d P)
@@ -141,8 +139,8 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
     // The final classifiers on the selected original columns (0/1 scales), and their test
     // decisions K_test (beta .* y) + b, one batch per feature count.
     std::vector<SplitEvaluation> out(static_cast<std::size_t>(P));
-    const double final_ridge = sel.final_ridge < 0 ? sel.ridge : sel.final_ridge;
-    const SmoOptions final_dual = dual_options(sel.final_smo, sel.final_C, final_ridge);
+    const SmoOptions final_dual =
+        dual_options(sel.final_smo, sel.final_C, final_classifier_ridge(sel));
     const Index m = c.y_test.rows();
     for (Index r : sel.feature_counts) {  // the caller's order
         const auto pos = std::size_t(std::find(counts_desc.begin(), counts_desc.end(), r) -
@@ -186,8 +184,7 @@ std::string why_not_batched(const Dataset& data, const std::vector<Fold>& folds,
     for (Index i = 0; i < data.n_samples(); ++i)
         if (data.y[i] != 1.0 && data.y[i] != -1.0)
             return "only two classes (labels -1/+1) run batched";
-    const double final_ridge = sel.final_ridge < 0 ? sel.ridge : sel.final_ridge;
-    if (!bounded(sel.C, sel.ridge) || !bounded(sel.final_C, final_ridge))
+    if (!bounded_dual(sel.C, sel.ridge) || !bounded_dual(sel.final_C, final_classifier_ridge(sel)))
         return "the hard margin without a ridge (C = inf, ridge = 0) does not run batched; set "
                "a ridge > 0 or a finite C";
     for (const Fold& f : folds)

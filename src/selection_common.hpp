@@ -2,6 +2,8 @@
 // in selection.cpp. Not installed.
 #pragma once
 
+#include <cmath>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -37,6 +39,13 @@ Machines make_machines(const Vector& y);
 // few cheap stages, instead of after the millions of SMO steps that a huge bound would take.
 // `radius2` gives R^2; it is called only when a bound is reached.
 using DualSolver = std::function<SmoResult(const SmoOptions& smo, const Vector* warm_start)>;
+// True unless C = inf with ridge = 0 (the pure hard margin, solved in stages above): then the
+// dual is bounded and one solve serves.
+inline bool bounded_dual(double C, double ridge) { return !(std::isinf(C) && ridge == 0.0); }
+// The ridge of the final classifier: final_ridge, or the selection's ridge when it is < 0.
+inline double final_classifier_ridge(const SelectionOptions& options) {
+    return options.final_ridge < 0 ? options.ridge : options.final_ridge;
+}
 constexpr double kMaxHardMarginBound = 1e8;
 constexpr double kSeparabilityTolerance = 1e-3;
 SmoResult solve_svm_dual(const DualSolver& solve, const SmoOptions& base, double C, double ridge,
