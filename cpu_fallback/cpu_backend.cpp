@@ -408,6 +408,34 @@ public:
         return K;
     }
 
+    DeviceMatrix kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,
+                              const DeviceMatrix& B) override {
+        const Index d = detail::check_kernel_batch(batch, A, B);
+        const Index l = B.rows();
+        DeviceMatrix K = allocate_host(A.rows(), l * batch);
+        for (Index p = 0; p < batch; ++p) {
+            const DeviceMatrix a = block(A, d, p);
+            const DeviceMatrix b = &A == &B ? a : block(B, d, p);
+            view(K).middleCols(p * l, l) = view(kernel_matrix(spec, a, &A == &B ? a : b, nullptr));
+        }
+        return K;
+    }
+
+    DeviceMatrix gather_blocks(const DeviceMatrix& K, Index block_width, const IndexVector& source,
+                               const std::vector<IndexVector>& rows,
+                               const std::vector<IndexVector>& cols) override {
+        const auto [r, c] = detail::check_gather_blocks(K, block_width, source, rows, cols);
+        DeviceMatrix out = allocate_host(r, c * Index(source.size()));
+        auto dst = view(out);
+        const auto src = view(K);
+        for (std::size_t q = 0; q < source.size(); ++q)
+            for (Index j = 0; j < c; ++j)
+                for (Index i = 0; i < r; ++i)
+                    dst(i, Index(q) * c + j) =
+                        src(rows[q][std::size_t(i)], source[q] * block_width + cols[q][std::size_t(j)]);
+        return out;
+    }
+
     void gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
                     const DeviceMatrix& B, double beta, DeviceMatrix& C) override {
         const detail::GemmBatchShape s = detail::check_gemm_batch(batch, trans_a, trans_b, A, B, C);

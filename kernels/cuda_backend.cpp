@@ -159,6 +159,15 @@ DeviceKernel device_kernel(KernelType type) {
     throw InvalidArgument("kernel_matrix: unknown kernel type");
 }
 
+KernelParams kernel_params(const KernelSpec& spec) {
+    KernelParams kp;
+    kp.type = device_kernel(spec.type);
+    kp.gamma = spec.gamma;
+    kp.degree = spec.degree;
+    kp.coef0 = spec.coef0;
+    return kp;
+}
+
 class CudaBackend final : public Backend {
 public:
     explicit CudaBackend(int device);
@@ -199,6 +208,11 @@ public:
                             const std::vector<IndexVector>& test_rows, bool standardize) override;
     DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
                                    const DeviceMatrix& Z) override;
+    DeviceMatrix kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,
+                              const DeviceMatrix& B) override;
+    DeviceMatrix gather_blocks(const DeviceMatrix& K, Index block_width, const IndexVector& source,
+                               const std::vector<IndexVector>& rows,
+                               const std::vector<IndexVector>& cols) override;
     void gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
                     const DeviceMatrix& B, double beta, DeviceMatrix& C) override;
     std::vector<SmoResult> solve_smo_batch(const DeviceMatrix& K, const Matrix& Y,
@@ -475,11 +489,7 @@ DeviceMatrix CudaBackend::kernel_matrix(const KernelSpec& spec, const DeviceMatr
         }
     }
 
-    KernelParams kp;
-    kp.type = device_kernel(spec.type);
-    kp.gamma = spec.gamma;
-    kp.degree = spec.degree;
-    kp.coef0 = spec.coef0;
+    const KernelParams kp = kernel_params(spec);
 
     if (kp.type == DeviceKernel::Chi2) {
         chi2_kernel_matrix(kp.gamma, Ap, m, Bp, l, d, K.data(), stream_);
@@ -790,6 +800,118 @@ DeviceMatrix CudaBackend::scaled_gram_batch(const DeviceMatrix& A, const DeviceM
                                             bm, m * l, blas_int(P, "scaled_gram_batch")));
     sync();
     return K;
+}
+
+// The dot-product kernels: one strided-batched GEMM (A_p B_p'; for A = B both triangles, of
+// which the symmetric transform reads the lower one and mirrors it, so every block comes out
+// exactly symmetric) and one transform pass over all blocks. The weighted RBF is the RBF of
+// sqrt(theta)-scaled copies; chi2, which has no GEMM form, is one launch per block.
+DeviceMatrix CudaBackend::kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,
+                                       const DeviceMatrix& B) {
+    DeviceGuard guard(device_);
+    const Index d = detail::check_kernel_batch(batch, A, B);
+    spec.validate(d);
+    require_device_memory(A, "A", "kernel_batch");
+    require_device_memory(B, "B", "kernel_batch");
+    const bool symmetric = &A == &B;
+    const Index m = A.rows();
+    const Index l = B.rows();
+    DeviceMatrix K = allocate_matrix(m, l * batch, true, "kernel_batch");
+    if (K.empty()) {
+        sync();
+        return K;
+    }
+    const double* Ap = A.data();
+    const double* Bp = B.data();
+    if (spec.type == KernelType::WeightedRbf && d > 0) {
+        ZN_EXPECTS_DIM(spec.theta.size() == d, "kernel_batch: theta has " << spec.theta.size()
+                                                   << " entries but the blocks have " << d
+                                                   << " features");
+        std::vector<double> weights(static_cast<std::size_t>(d * batch));
+        for (Index j = 0; j < d; ++j) {
+            ZN_EXPECTS(std::isfinite(spec.theta[j]) && spec.theta[j] >= 0,
+                       "kernel_batch: theta[" << j << "] = " << spec.theta[j]
+                                              << " is not a finite weight >= 0");
+            for (Index p = 0; p < batch; ++p)
+                weights[static_cast<std::size_t>(p * d + j)] = std::sqrt(spec.theta[j]);
+        }
+        DeviceBuffer<double> d_weights(weights.size(), device_);
+        copy_to_device(d_weights.get(), weights.data(), weights.size());
+        double* scaled =
+            batch_workspace(static_cast<std::size_t>(A.size() + (symmetric ? 0 : B.size())));
+        scale_columns(A.data(), m, d * batch, nullptr, d_weights.get(), scaled, stream_);
+        Ap = scaled;
+        Bp = scaled;
+        if (!symmetric) {
+            scale_columns(B.data(), l, d * batch, nullptr, d_weights.get(), scaled + A.size(),
+                          stream_);
+            Bp = scaled + A.size();
+        }
+        sync();  // d_weights is freed on return from this block's scope
+    }
+    const KernelParams kp = kernel_params(spec);
+    if (kp.type == DeviceKernel::Chi2) {
+        for (Index p = 0; p < batch; ++p)
+            chi2_kernel_matrix(kp.gamma, Ap + p * m * d, m, Bp + p * l * d, l, d,
+                               K.data() + p * m * l, stream_);
+        sync();
+        return K;
+    }
+    if (d == 0) {
+        ZN_CUDA_TRY(cudaMemsetAsync(K.data(), 0, static_cast<std::size_t>(K.size()) * sizeof(double),
+                                    stream_));
+    } else {
+        const double one = 1.0;
+        const double zero = 0.0;
+        ZN_CUBLAS_TRY(cublasDgemmStridedBatched(
+            blas_, CUBLAS_OP_N, CUBLAS_OP_T, blas_int(m, "kernel_batch"), blas_int(l, "kernel_batch"),
+            blas_int(d, "kernel_batch"), &one, Ap, blas_int(m, "kernel_batch"), m * d, Bp,
+            blas_int(l, "kernel_batch"), l * d, &zero, K.data(), blas_int(m, "kernel_batch"), m * l,
+            blas_int(batch, "kernel_batch")));
+    }
+    const bool rbf = kp.type == DeviceKernel::Rbf;
+    DeviceBuffer<double> norms_a(rbf ? static_cast<std::size_t>(m * batch) : 0, device_);
+    DeviceBuffer<double> norms_b(rbf && !symmetric ? static_cast<std::size_t>(l * batch) : 0,
+                                 device_);
+    if (rbf) {
+        row_squared_norms_batch(Ap, m, d, batch, norms_a.get(), stream_);
+        if (!symmetric) row_squared_norms_batch(Bp, l, d, batch, norms_b.get(), stream_);
+    }
+    if (symmetric)
+        transform_gram_symmetric_batch(kp, K.data(), m, batch, norms_a.get(), stream_);
+    else
+        transform_gram_batch(kp, K.data(), m, l, batch, norms_a.get(), norms_b.get(), stream_);
+    sync();
+    return K;
+}
+
+DeviceMatrix CudaBackend::gather_blocks(const DeviceMatrix& K, Index block_width,
+                                        const IndexVector& source,
+                                        const std::vector<IndexVector>& rows,
+                                        const std::vector<IndexVector>& cols) {
+    DeviceGuard guard(device_);
+    const auto [r, c] = detail::check_gather_blocks(K, block_width, source, rows, cols);
+    require_device_memory(K, "K", "gather_blocks");
+    const Index Q = Index(source.size());
+    std::vector<i64> src(source.begin(), source.end());
+    std::vector<i64> row_list, col_list;
+    row_list.reserve(static_cast<std::size_t>(r * Q));
+    col_list.reserve(static_cast<std::size_t>(c * Q));
+    for (Index q = 0; q < Q; ++q) {
+        row_list.insert(row_list.end(), rows[std::size_t(q)].begin(), rows[std::size_t(q)].end());
+        col_list.insert(col_list.end(), cols[std::size_t(q)].begin(), cols[std::size_t(q)].end());
+    }
+    DeviceBuffer<i64> d_src(src.size(), device_);
+    DeviceBuffer<i64> d_rows(row_list.size(), device_);
+    DeviceBuffer<i64> d_cols(col_list.size(), device_);
+    copy_to_device(d_src.get(), src.data(), src.size());
+    copy_to_device(d_rows.get(), row_list.data(), row_list.size());
+    copy_to_device(d_cols.get(), col_list.data(), col_list.size());
+    DeviceMatrix out = allocate_matrix(r, c * Q, true, "gather_blocks");
+    cuda_detail::gather_blocks(K.data(), K.rows(), block_width, d_src.get(), d_rows.get(), r,
+                               d_cols.get(), c, Q, out.data(), stream_);
+    sync();
+    return out;
 }
 
 void CudaBackend::gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha,

@@ -42,6 +42,14 @@ void split_blocks(const double* X, i64 N, i64 d, const i64* train_rows, i64 n,
                   double* test, cudaStream_t stream);
 // out[i] = sum_j A(i, j)^2 for A rows x cols.
 void row_squared_norms(const double* A, i64 rows, i64 cols, double* out, cudaStream_t stream);
+// The same per block of a batch: A is rows x (cols batch), out (rows x batch) column p holds the
+// squared row norms of block p.
+void row_squared_norms_batch(const double* A, i64 rows, i64 cols, i64 batch, double* out,
+                             cudaStream_t stream);
+// Block q of out (r x c Q) = K(rows[q r + i], source[q] width + cols[q c + j]) for K of `ld`
+// rows (Backend::gather_blocks). Indices must be valid.
+void gather_blocks(const double* K, i64 ld, i64 width, const i64* source, const i64* rows, i64 r,
+                   const i64* cols, i64 c, i64 Q, double* out, cudaStream_t stream);
 // x *= beta for n entries; beta == 0 writes zeros (x is not read, as BLAS does for beta = 0).
 void scale_in_place(double* x, i64 n, double beta, cudaStream_t stream);
 // Sets *flag = 1 if some of the n entries of x is NaN or infinite (*flag must be 0 before).
@@ -76,6 +84,12 @@ void transform_gram(const KernelParams& params, double* K, i64 m, i64 l, const d
 // With params.type == Linear this only mirrors the triangle.
 void transform_gram_symmetric(const KernelParams& params, double* K, i64 n, const double* norms,
                               cudaStream_t stream);
+// The two transforms above on a batch of blocks side by side: K is m x (l batch) (n x (n batch)
+// for the symmetric form), norms_a m x batch and norms_b l x batch (block p's norms in column p).
+void transform_gram_batch(const KernelParams& params, double* K, i64 m, i64 l, i64 batch,
+                          const double* norms_a, const double* norms_b, cudaStream_t stream);
+void transform_gram_symmetric_batch(const KernelParams& params, double* K, i64 n, i64 batch,
+                                    const double* norms, cudaStream_t stream);
 // K (m x l): K_ij = exp(-gamma sum_f (a_if - b_jf)^2 / (a_if + b_jf)), terms with a_if + b_jf = 0
 // omitted; A is m x d, B is l x d.
 void chi2_kernel_matrix(double gamma, const double* A, i64 m, const double* B, i64 l, i64 d,

@@ -107,6 +107,29 @@ __global__ void row_squared_norms_kernel(const double* A, i64 rows, i64 cols, do
     }
 }
 
+__global__ void row_squared_norms_batch_kernel(const double* A, i64 rows, i64 cols, i64 batch,
+                                               double* out) {
+    for (i64 k = global_thread(); k < rows * batch; k += grid_stride()) {
+        const i64 r = k % rows;
+        const double* row = A + (k / rows) * rows * cols + r;
+        double s = 0.0;
+        for (i64 c = 0; c < cols; ++c) s += row[c * rows] * row[c * rows];
+        out[k] = s;
+    }
+}
+
+__global__ void gather_blocks_kernel(const double* K, i64 ld, i64 width, const i64* source,
+                                     const i64* rows, i64 r, const i64* cols, i64 c, i64 Q,
+                                     double* out) {
+    const i64 total = r * c * Q;
+    for (i64 e = global_thread(); e < total; e += grid_stride()) {
+        const i64 i = e % r;
+        const i64 column = e / r;  // q c + j
+        const i64 q = column / c;
+        out[e] = K[rows[q * r + i] + (source[q] * width + cols[column]) * ld];
+    }
+}
+
 __global__ void scale_in_place_kernel(double* x, i64 n, double beta) {
     for (i64 e = global_thread(); e < n; e += grid_stride()) x[e] = beta == 0.0 ? 0.0 : beta * x[e];
 }
@@ -184,6 +207,22 @@ void row_squared_norms(const double* A, i64 rows, i64 cols, double* out, cudaStr
     if (rows == 0) return;
     row_squared_norms_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(A, rows, cols, out);
     ZN_CUDA_CHECK_LAUNCH("row_squared_norms_kernel");
+}
+
+void row_squared_norms_batch(const double* A, i64 rows, i64 cols, i64 batch, double* out,
+                             cudaStream_t stream) {
+    if (rows * batch == 0) return;
+    row_squared_norms_batch_kernel<<<blocks_for(rows * batch), kThreads, 0, stream>>>(
+        A, rows, cols, batch, out);
+    ZN_CUDA_CHECK_LAUNCH("row_squared_norms_batch_kernel");
+}
+
+void gather_blocks(const double* K, i64 ld, i64 width, const i64* source, const i64* rows, i64 r,
+                   const i64* cols, i64 c, i64 Q, double* out, cudaStream_t stream) {
+    if (r * c * Q == 0) return;
+    gather_blocks_kernel<<<blocks_for(r * c * Q), kThreads, 0, stream>>>(K, ld, width, source,
+                                                                         rows, r, cols, c, Q, out);
+    ZN_CUDA_CHECK_LAUNCH("gather_blocks_kernel");
 }
 
 void scale_in_place(double* x, i64 n, double beta, cudaStream_t stream) {

@@ -61,6 +61,48 @@ std::pair<Index, Index> check_split_batch(Index rows, const std::vector<IndexVec
     return {Index(n), Index(m)};
 }
 
+Index check_kernel_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B) {
+    ZN_EXPECTS(batch >= 1, "kernel_batch: batch must be >= 1, got " << batch);
+    ZN_EXPECTS_DIM(A.cols() % batch == 0 && A.cols() == B.cols(),
+                   "kernel_batch: A (" << shape(A) << ") and B (" << shape(B)
+                                       << ") are not two batches of " << batch
+                                       << " blocks with the same features");
+    return A.cols() / batch;
+}
+
+std::pair<Index, Index> check_gather_blocks(const DeviceMatrix& K, Index block_width,
+                                            const IndexVector& source,
+                                            const std::vector<IndexVector>& rows,
+                                            const std::vector<IndexVector>& cols) {
+    ZN_EXPECTS(!source.empty() && rows.size() == source.size() && cols.size() == source.size(),
+               "gather_blocks: " << source.size() << " sources, " << rows.size()
+                                 << " row lists and " << cols.size()
+                                 << " column lists (need the same number, at least one)");
+    ZN_EXPECTS_DIM(block_width >= 1 && K.cols() % block_width == 0,
+                   "gather_blocks: K (" << shape(K) << ") is not a batch of blocks "
+                                        << block_width << " columns wide");
+    const Index blocks = K.cols() / block_width;
+    const std::size_t r = rows.front().size();
+    const std::size_t c = cols.front().size();
+    for (std::size_t q = 0; q < source.size(); ++q) {
+        ZN_EXPECTS(source[q] >= 0 && source[q] < blocks,
+                   "gather_blocks: problem " << q << " reads block " << source[q] << ", outside 0.."
+                                             << blocks - 1);
+        ZN_EXPECTS(rows[q].size() == r && cols[q].size() == c,
+                   "gather_blocks: problem " << q << " is " << rows[q].size() << " x "
+                                             << cols[q].size() << ", problem 0 is " << r << " x "
+                                             << c);
+        for (const Index i : rows[q])
+            ZN_EXPECTS(i >= 0 && i < K.rows(), "gather_blocks: problem " << q << " holds row " << i
+                                                   << ", outside 0.." << K.rows() - 1);
+        for (const Index j : cols[q])
+            ZN_EXPECTS(j >= 0 && j < block_width, "gather_blocks: problem " << q
+                                                      << " holds column " << j << ", outside 0.."
+                                                      << block_width - 1);
+    }
+    return {Index(r), Index(c)};
+}
+
 void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,
                      const std::vector<char>& active) {
     const Index n = Y.rows();

@@ -26,6 +26,15 @@ GemmBatchShape check_gemm_batch(Index batch, bool trans_a, bool trans_b, const D
 std::pair<Index, Index> check_split_batch(Index rows, const std::vector<IndexVector>& train_rows,
                                           const std::vector<IndexVector>& test_rows);
 
+// A (m x d batch) and B (l x d batch): returns d.
+Index check_kernel_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B);
+
+// gather_blocks' operands: returns (r, c), the rows and columns of every output block.
+std::pair<Index, Index> check_gather_blocks(const DeviceMatrix& K, Index block_width,
+                                            const IndexVector& source,
+                                            const std::vector<IndexVector>& rows,
+                                            const std::vector<IndexVector>& cols);
+
 // K (n x n P) against Y (n x P), warm_start (n x P) and active (P or empty).
 void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,
                      const std::vector<char>& active);

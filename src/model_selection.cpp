@@ -7,6 +7,7 @@
 
 #include "dense_dual.hpp"
 #include "split_runner.hpp"
+#include "svm_batch.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/preprocess.hpp"
 
@@ -173,17 +174,33 @@ SvmEvaluation evaluate_svm(BackendKind kind, int device, const Dataset& data,
         ZN_EXPECTS(data.y[i] == 1.0 || data.y[i] == -1.0,
                    "evaluate_svm needs labels +1/-1; label of sample " << i << " is " << data.y[i]);
 
+    using Schedule = SvmEvaluationOptions::Schedule;
+    const std::string not_batched = detail::why_not_batched(data, splits, options);
+    ZN_EXPECTS(options.schedule != Schedule::Batched || not_batched.empty(),
+               "evaluate_svm: the batched schedule cannot run this problem: " << not_batched);
     SvmEvaluation result;
-    result.splits.resize(splits.size());
-    detail::run_per_split(
-        kind, device, splits.size(), options.threads,
-        [&](Backend& backend, std::size_t f) {
-            result.splits[f] =
-                evaluate_svm_split(backend, data, splits[f], options, options.seed + f);
-        },
-        [&](std::size_t f) {
-            if (on_split) on_split(f, splits.size(), result.splits[f]);
-        });
+    if (options.schedule == Schedule::Batched ||
+        (options.schedule == Schedule::Auto && kind == BackendKind::Cuda && not_batched.empty())) {
+        auto backend = make_backend(kind, device);
+        result.splits = detail::evaluate_svm_batched(
+            *backend, data, splits, options,
+            [&](std::size_t f, const SvmSplitEvaluation& e) {
+                if (on_split) on_split(f, splits.size(), e);
+            },
+            result.batch_phases);
+        result.batched = true;
+    } else {
+        result.splits.resize(splits.size());
+        detail::run_per_split(
+            kind, device, splits.size(), options.threads,
+            [&](Backend& backend, std::size_t f) {
+                result.splits[f] =
+                    evaluate_svm_split(backend, data, splits[f], options, options.seed + f);
+            },
+            [&](std::size_t f) {
+                if (on_split) on_split(f, splits.size(), result.splits[f]);
+            });
+    }
 
     std::vector<double> errors;
     for (const SvmSplitEvaluation& s : result.splits) {

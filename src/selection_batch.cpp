@@ -1,7 +1,6 @@
 #include "selection_batch.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <functional>
 
@@ -14,10 +13,6 @@
 namespace zeronorm::detail {
 
 namespace {
-
-// Splits per chunk: the training and test blocks (and their scaled copies on CUDA) of one chunk
-// stay within this many bytes.
-constexpr std::size_t kChunkBytes = std::size_t{1} << 30;
 
 // The batch of one chunk: training and test rows of every split side by side, on the backend.
 struct ChunkData {
@@ -48,15 +43,6 @@ ChunkData gather_chunk(Backend& backend, const DeviceMatrix& X, const Vector& y,
     return c;
 }
 
-using Clock = std::chrono::steady_clock;
-
-// Adds the seconds since `start` to `total` and restarts the clock.
-void lap(Clock::time_point& start, double& total) {
-    const Clock::time_point now = Clock::now();
-    total += std::chrono::duration<double>(now - start).count();
-    start = now;
-}
-
 SmoOptions dual_options(const SmoOptions& base, double C, double ridge) {
     SmoOptions o = base;
     o.C = C;
@@ -73,7 +59,7 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
     const Index d = c.blocks.train.cols() / P;
     const DeviceMatrix& X_train = c.blocks.train;
     const DeviceMatrix& X_test = c.blocks.test;
-    Clock::time_point clock = Clock::now();
+    PhaseClock clock;
 
     // The AROM paths, advancing together.
     std::vector<AromPath> paths;
@@ -96,10 +82,10 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
         });
         const DeviceMatrix Z_dev = backend.upload(Z);
         const DeviceMatrix K = backend.scaled_gram_batch(X_train, X_train, Z_dev);
-        lap(clock, phases.gram);
+        clock.lap(phases.gram);
         const std::vector<SmoResult> duals =
             solve_dense_dual_batch(backend, K, c.y_train, inner, &beta, active);
-        lap(clock, phases.smo);
+        clock.lap(phases.smo);
         Matrix coef = Matrix::Zero(n, P);  // beta .* y
         for (Index p = 0; p < P; ++p) {
             if (!active[std::size_t(p)] || duals[std::size_t(p)].status != Status::Success)
@@ -112,7 +98,7 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
         DeviceMatrix XtC = backend.allocate(d, P);
         backend.gemm_batch(P, true, false, 1.0, X_train, coef_dev, 0.0, XtC);
         const Matrix xtc = backend.download(XtC);
-        lap(clock, phases.weights);
+        clock.lap(phases.weights);
         parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
             if (!active[p]) return;
             AromPath& path = paths[p];
@@ -130,7 +116,7 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
             path.advance(step);
         });
         ++iterations;
-        lap(clock, phases.paths);
+        clock.lap(phases.paths);
     }
     phases.iterations = std::max(phases.iterations, iterations);
     std::vector<Ranking> rankings;
@@ -166,7 +152,7 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
             e.selected.push_back(rankings[std::size_t(p)].selected[pos]);
         }
     }
-    lap(clock, phases.final_classifiers);
+    clock.lap(phases.final_classifiers);
     for (Index p = 0; p < P; ++p) {
         out[std::size_t(p)].iterations = rankings[std::size_t(p)].iterations;
         out[std::size_t(p)].status = rankings[std::size_t(p)].status;
@@ -201,29 +187,21 @@ std::vector<SplitEvaluation> evaluate_l2_arom_batched(
     BatchPhaseSeconds& phases) {
     IndexVector counts_desc = options.selection.feature_counts;
     std::sort(counts_desc.begin(), counts_desc.end(), std::greater<Index>());
-    std::vector<SplitEvaluation> out;
-    if (folds.empty()) return out;
+    if (folds.empty()) return {};
     const std::size_t rows = folds.front().train.size() + folds.front().test.size();
     const std::size_t per_split =
         2 * rows * static_cast<std::size_t>(prepared.n_features()) * sizeof(double);
-    const std::size_t chunk = std::max<std::size_t>(1, kChunkBytes / std::max<std::size_t>(1, per_split));
     const DeviceMatrix X = backend.upload(prepared.X);
-    for (std::size_t first = 0; first < folds.size(); first += chunk) {
-        const Clock::time_point start = Clock::now();
-        const std::size_t count = std::min(chunk, folds.size() - first);
-        Clock::time_point clock = start;
-        const ChunkData c =
-            gather_chunk(backend, X, prepared.y, folds, first, count, options.standardize);
-        lap(clock, phases.data);
-        std::vector<SplitEvaluation> part = run_chunk(backend, c, options, counts_desc, phases);
-        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-        for (std::size_t k = 0; k < part.size(); ++k) {
-            part[k].seconds = seconds / double(count);  // the chunk's time, shared out
-            out.push_back(std::move(part[k]));
-            if (on_split_done) on_split_done(first + k, out.back());
-        }
-    }
-    return out;
+    return run_in_chunks<SplitEvaluation>(
+        folds.size(), per_split,
+        [&](std::size_t first, std::size_t count) {
+            PhaseClock clock;
+            const ChunkData c =
+                gather_chunk(backend, X, prepared.y, folds, first, count, options.standardize);
+            clock.lap(phases.data);
+            return run_chunk(backend, c, options, counts_desc, phases);
+        },
+        on_split_done);
 }
 
 }  // namespace zeronorm::detail

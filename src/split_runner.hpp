@@ -4,6 +4,8 @@
 // completion order, after each task (progress reporting).
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <vector>
@@ -31,6 +33,51 @@ struct TrainTest {
     Dataset train, test;
 };
 TrainTest split_data(const Dataset& data, const Fold& split, bool standardize);
+
+// Batched schedules bound the device memory of one batch of splits to this many bytes.
+constexpr std::size_t kBatchChunkBytes = std::size_t{1} << 30;
+
+// The splits 0..total-1 in chunks of as many as fit in kBatchChunkBytes at `bytes_per_split`
+// (at least one): run_chunk(first, count) returns the results of splits first..first+count-1,
+// whose `seconds` become the chunk's wall time shared out; on_done(index, result) runs for each
+// split as its chunk ends.
+template <class Result>
+std::vector<Result> run_in_chunks(
+    std::size_t total, std::size_t bytes_per_split,
+    const std::function<std::vector<Result>(std::size_t, std::size_t)>& run_chunk,
+    const std::function<void(std::size_t, const Result&)>& on_done) {
+    const std::size_t chunk =
+        std::max<std::size_t>(1, kBatchChunkBytes / std::max<std::size_t>(1, bytes_per_split));
+    std::vector<Result> out;
+    out.reserve(total);
+    for (std::size_t first = 0; first < total; first += chunk) {
+        const auto start = std::chrono::steady_clock::now();
+        const std::size_t count = total - first < chunk ? total - first : chunk;
+        std::vector<Result> part = run_chunk(first, count);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        for (std::size_t k = 0; k < part.size(); ++k) {
+            part[k].seconds = seconds / double(count);
+            out.push_back(std::move(part[k]));
+            if (on_done) on_done(first + k, out.back());
+        }
+    }
+    return out;
+}
+
+// Wall seconds by phase: lap(total) adds the seconds since the previous lap (or construction)
+// to `total`.
+class PhaseClock {
+public:
+    void lap(double& total) {
+        const auto now = std::chrono::steady_clock::now();
+        total += std::chrono::duration<double>(now - start_).count();
+        start_ = now;
+    }
+
+private:
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
 
 // Mean and standard error (sample sd / sqrt(count); 0 for one value) of per-split values.
 struct MeanAndError {

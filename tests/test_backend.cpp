@@ -226,6 +226,86 @@ TEST_P(BackendPrimitives, SplitBatchMatchesStandardizerPerSplit) {
     EXPECT_THROW(backend->split_batch(dX, bad, test_rows, true), InvalidArgument);
 }
 
+TEST_P(BackendPrimitives, KernelBatchMatchesReferencePerBlock) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 15);
+    const Index P = 7, m = 41, l = 10, d = 17;
+    // Non-negative entries so that chi2 is defined too.
+    const Matrix A = random_matrix(m, d * P, rng, 0.0, 1.0), B = random_matrix(l, d * P, rng, 0.0, 1.0);
+    const DeviceMatrix dA = backend->upload(A), dB = backend->upload(B);
+    for (const KernelSpec& spec : all_kernels(d, rng)) {
+        SCOPED_TRACE(to_string(spec.type));
+        const Vector* no_scale = nullptr;
+        const KernelSpec plain = [&] {  // the reference takes theta as a feature scale
+            KernelSpec s = spec;
+            if (s.type == KernelType::WeightedRbf) s.type = KernelType::Rbf;
+            return s;
+        }();
+        const Vector root_theta = spec.theta.size() ? Vector(spec.theta.cwiseSqrt()) : Vector();
+        const Vector* scale = spec.type == KernelType::WeightedRbf ? &root_theta : no_scale;
+        const Matrix K = backend->download(backend->kernel_batch(spec, P, dA, dA));
+        const Matrix KB = backend->download(backend->kernel_batch(spec, P, dA, dB));
+        ASSERT_EQ(K.rows(), m);
+        ASSERT_EQ(K.cols(), m * P);
+        ASSERT_EQ(KB.cols(), l * P);
+        for (Index p = 0; p < P; ++p) {
+            const Matrix a = A.middleCols(p * d, d), b = B.middleCols(p * d, d);
+            const Matrix Kp = K.middleCols(p * m, m);
+            EXPECT_LT((Kp - reference_kernel(plain, a, a, scale)).cwiseAbs().maxCoeff(), 1e-11) << p;
+            EXPECT_EQ(Kp, Matrix(Kp.transpose())) << "block " << p << " is not exactly symmetric";
+            EXPECT_LT((KB.middleCols(p * l, l) - reference_kernel(plain, a, b, scale)).cwiseAbs().maxCoeff(),
+                      1e-11)
+                << p;
+        }
+    }
+    KernelSpec linear;
+    EXPECT_THROW(backend->kernel_batch(linear, P + 1, dA, dA), DimensionMismatch);
+    EXPECT_THROW(backend->kernel_batch(linear, P, dA, backend->upload(Matrix(B.leftCols(d * P - 1)))),
+                 DimensionMismatch);
+}
+
+TEST_P(BackendPrimitives, GatherBlocksMatchesIndexing) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 16);
+    const Index B = 5, rows = 19, width = 23, Q = 11, r = 7, c = 13;
+    const Matrix K = random_matrix(rows, width * B, rng);
+    IndexVector source;
+    std::vector<IndexVector> row_lists, col_lists;
+    std::uniform_int_distribution<Index> pick_block(0, B - 1), pick_row(0, rows - 1),
+        pick_col(0, width - 1);
+    for (Index q = 0; q < Q; ++q) {
+        source.push_back(pick_block(rng));
+        IndexVector ri, ci;
+        for (Index i = 0; i < r; ++i) ri.push_back(pick_row(rng));  // repeats allowed
+        for (Index j = 0; j < c; ++j) ci.push_back(pick_col(rng));
+        row_lists.push_back(ri);
+        col_lists.push_back(ci);
+    }
+    const DeviceMatrix dK = backend->upload(K);
+    const Matrix out = backend->download(backend->gather_blocks(dK, width, source, row_lists, col_lists));
+    ASSERT_EQ(out.rows(), r);
+    ASSERT_EQ(out.cols(), c * Q);
+    for (Index q = 0; q < Q; ++q)
+        for (Index j = 0; j < c; ++j)
+            for (Index i = 0; i < r; ++i)
+                ASSERT_EQ(out(i, q * c + j),
+                          K(row_lists[std::size_t(q)][std::size_t(i)],
+                            source[std::size_t(q)] * width + col_lists[std::size_t(q)][std::size_t(j)]))
+                    << q << " " << i << " " << j;
+    std::vector<IndexVector> bad = col_lists;
+    bad[4][2] = width;
+    EXPECT_THROW(backend->gather_blocks(dK, width, source, row_lists, bad), InvalidArgument);
+    bad = row_lists;
+    bad[1].pop_back();
+    EXPECT_THROW(backend->gather_blocks(dK, width, source, bad, col_lists), InvalidArgument);
+    IndexVector bad_source = source;
+    bad_source[0] = B;
+    EXPECT_THROW(backend->gather_blocks(dK, width, bad_source, row_lists, col_lists), InvalidArgument);
+    EXPECT_THROW(backend->gather_blocks(dK, width + 1, source, row_lists, col_lists), DimensionMismatch);
+}
+
 TEST_P(BackendPrimitives, GemmBatchAllTransposes) {
     ZN_SEED_TRACE();
     ZN_BACKEND_OR_SKIP(backend, GetParam());

@@ -137,6 +137,23 @@ public:
     virtual DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
                                            const DeviceMatrix& Z) = 0;
 
+    // Kernel matrices block by block: K_p = k(A_p, B_p) for p < batch, A m x (d batch) and
+    // B l x (d batch) (blocks of d features): returns m x (l batch). &A == &B gives the batch's
+    // symmetric kernels (exactly symmetric, as kernel_matrix's). Every kernel type; on CUDA the
+    // dot-product kernels are one strided-batched GEMM and one pass, chi2 one launch per block.
+    virtual DeviceMatrix kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,
+                                      const DeviceMatrix& B) = 0;
+
+    // Sub-blocks of a batch of blocks: block q of the result is rows[q] x cols[q] of block
+    // source[q] of K, whose blocks are block_width columns wide (K is rows x (block_width B)).
+    // Every row list has the same length r and every column list the same length c: returns
+    // r x (c Q) for Q = source.size() (inner cross-validation problems cut from the Gram
+    // matrices of their splits). Indices must be within the blocks.
+    virtual DeviceMatrix gather_blocks(const DeviceMatrix& K, Index block_width,
+                                       const IndexVector& source,
+                                       const std::vector<IndexVector>& rows,
+                                       const std::vector<IndexVector>& cols) = 0;
+
     // C_p = alpha op(A_p) op(B_p) + beta C_p for p < batch, each operand a batch of `batch`
     // blocks; C must be allocated (beta = 0: not read).
     virtual void gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha,

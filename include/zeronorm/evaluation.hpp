@@ -18,17 +18,15 @@ struct SelectionEvaluationOptions {
     bool standardize = true;     // per-feature standardisation fitted on each split's training rows
     int threads = 0;             // CPU: worker threads (0 = hardware concurrency); CUDA: 1;
                                  // batched: host threads for the per-split bookkeeping
-    // How the splits are run. Batched: all splits advance together, each AROM iteration being
-    // one batched Gram, batched SMO stages with host Newton finishes (solve_dense_dual's scheme)
-    // and one batched weight product for every split (the final classifiers likewise), with the
-    // per-split bookkeeping on the host; it serves l2-AROM on two classes (+-1 labels) with a
-    // bounded inner dual (finite C or ridge > 0, for the final classifier too) and splits of
-    // equal training and test sizes. Results agree with PerSplit to solver tolerance (pruned
-    // features are zero-scaled instead of dropped, so sums differ by rounding). PerSplit: one
-    // selection per split. Auto: Batched on CUDA when
-    // the problem qualifies, else PerSplit. Batched on a problem that does not qualify is an
-    // InvalidArgument; on the CPU backend it is a plain loop (the reference for the CUDA batch).
-    enum class Schedule { Auto, PerSplit, Batched };
+    // How the splits are run (EvaluationSchedule). Batched: all splits advance together, each
+    // AROM iteration being one batched Gram, batched SMO stages with host Newton finishes
+    // (solve_dense_dual's scheme) and one batched weight product for every split (the final
+    // classifiers likewise), with the per-split bookkeeping on the host; it serves l2-AROM on
+    // two classes (+-1 labels) with a bounded inner dual (finite C or ridge > 0, for the final
+    // classifier too) and splits of equal training and test sizes. Results agree with PerSplit
+    // to solver tolerance (pruned features are zero-scaled instead of dropped, so sums differ by
+    // rounding).
+    using Schedule = EvaluationSchedule;
     Schedule schedule = Schedule::Auto;
 
     void validate(Index n_features) const;

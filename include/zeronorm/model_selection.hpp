@@ -27,7 +27,17 @@ struct SvmEvaluationOptions {
     int inner_folds = 5;          // stratified folds of each split's training rows
     std::uint64_t seed = 0;       // inner fold assignment (split f uses seed + f)
     bool standardize = true;      // per-feature standardisation fitted on each training part
-    int threads = 0;              // CPU: worker threads (0 = hardware concurrency); CUDA: 1
+    int threads = 0;              // CPU: worker threads (0 = hardware concurrency); CUDA: 1;
+                                  // batched: host threads for the per-problem bookkeeping
+    // How the splits are run (EvaluationSchedule). Batched: the splits' standardised blocks and
+    // training kernels in one batch each; the inner problems cut from those kernels
+    // (gather_blocks) and grouped by size, each grid value one batched dual solve
+    // (solve_dense_dual's scheme, warm-started from the previous value) and one batched decision
+    // product per group; the final SVMs one batched solve per chosen C, tested in one batched
+    // product. It serves splits of equal training and test sizes whose training kernel fits in
+    // svm.max_kernel_mb; results equal PerSplit's up to rounding.
+    using Schedule = EvaluationSchedule;
+    Schedule schedule = Schedule::Auto;
 
     void validate(Index n_features) const;
     std::vector<double> grid() const;  // C_grid sorted ascending, or {svm.smo.C}
@@ -43,12 +53,22 @@ struct SvmSplitEvaluation {
     double seconds = 0.0;
 };
 
+// Wall seconds of the batched schedule by phase, summed over its chunks of splits.
+struct SvmBatchPhaseSeconds {
+    double data = 0.0;     // the splits' standardised training and test blocks (split_batch)
+    double kernels = 0.0;  // the training kernels (kernel_batch) and the inner sub-blocks
+    double inner = 0.0;    // the inner cross-validation: batched duals and decisions
+    double final = 0.0;    // the final SVMs, their test kernels and decisions
+};
+
 struct SvmEvaluation {
     std::vector<SvmSplitEvaluation> splits;  // in the order of the splits given
     double mean_error = 0.0;
     double std_error = 0.0;                  // sample sd over splits / sqrt(#splits)
     Status status = Status::Success;
     double seconds = 0.0;
+    bool batched = false;                    // which schedule ran
+    SvmBatchPhaseSeconds batch_phases;       // batched only
 };
 
 using SvmSplitCallback = std::function<void(std::size_t, std::size_t, const SvmSplitEvaluation&)>;

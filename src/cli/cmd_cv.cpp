@@ -34,9 +34,10 @@ public:
         app->add_option("--threads", threads, "CPU worker threads, one split each (0: all cores)")
             ->capture_default_str();
         app->add_option("--schedule", schedule,
-                        "Selection paths split by split (per-split) or all splits together "
-                        "through batched products and solvers (batched; l2-arom, two classes, "
-                        "ridge > 0 or finite C); auto: batched on cuda where it applies")
+                        "Splits one by one (per-split) or all together through batched products "
+                        "and solvers (batched: the svm and its C grid with equal split sizes; "
+                        "l2-arom with two classes and ridge > 0 or finite C); auto: batched on "
+                        "cuda where it applies")
             ->check(CLI::IsMember({"auto", "per-split", "batched"}))
             ->capture_default_str();
         selection.add_to(*app, {"svm", "l2-arom", "l1-arom", "rfe", "corr"}, false, false);
@@ -78,6 +79,12 @@ private:
         return stratified_kfold(data.y, folds, common.seed);
     }
 
+    EvaluationSchedule parsed_schedule() const {
+        return schedule == "batched"     ? EvaluationSchedule::Batched
+               : schedule == "per-split" ? EvaluationSchedule::PerSplit
+                                         : EvaluationSchedule::Auto;
+    }
+
     std::string unit() const { return splits > 0 ? "split" : "fold"; }
 
     std::string scheme(std::size_t n) const {
@@ -94,6 +101,7 @@ private:
         options.seed = common.seed;
         options.standardize = preprocess.standardize;
         options.threads = threads;
+        options.schedule = parsed_schedule();
         std::string what = scheme(split.size()) + " of a " + to_string(options.svm.kernel.type) + " SVM";
         if (options.C_grid.size() > 1)
             what += ", C from " + std::to_string(options.grid().size()) + " values by inner " +
@@ -124,10 +132,7 @@ private:
         if (!selection.final_C_given()) options.selection.final_C = options.selection.C;
         options.standardize = preprocess.standardize;
         options.threads = threads;
-        using Schedule = SelectionEvaluationOptions::Schedule;
-        options.schedule = schedule == "batched"     ? Schedule::Batched
-                           : schedule == "per-split" ? Schedule::PerSplit
-                                                     : Schedule::Auto;
+        options.schedule = parsed_schedule();
         progress(common, scheme(split.size()) + " of " + selection.method + " on " +
                              to_string(parse_backend_kind(common.backend)));
         const auto on_split = [this](std::size_t f, std::size_t n, const SplitEvaluation& r) {
@@ -174,6 +179,14 @@ private:
             j["status"] = to_string(result.status);
             j["seconds"] = result.seconds;
             j["fits_per_second"] = fits / result.seconds;
+            j["schedule"] = result.batched ? "batched" : "per-split";
+            if (result.batched) {
+                const SvmBatchPhaseSeconds& b = result.batch_phases;
+                j["batch_seconds"] = {{"data", b.data},
+                                      {"kernels", b.kernels},
+                                      {"inner", b.inner},
+                                      {"final", b.final}};
+            }
             emit(common, j.dump() + "\n");
             return;
         }

@@ -192,6 +192,15 @@ expect_rc cv_grid 0
 py cv_grid 'd["C_grid"] == [0.001, 0.01, 0.1, 1, 10] and d["inner_folds"] == 5 and len(d["chosen_C"]) == 8'
 py cv_grid 'all(c in d["C_grid"] for c in d["chosen_C"]) and 0 <= d["mean_error"] < 0.35 and d["fits_per_second"] > 0'
 expect_grep cv_grid err 'inner 5-fold CV'
+run cv_grid_batched cv "$DATA/colon/colon.csv" --splits 8 --train-size 50 --kernel linear -C 0.001,0.01,0.1,1,10 --folds 5 --log10 --standardize --seed 4 --json --schedule batched
+expect_rc cv_grid_batched 0
+python3 - "$TMP/cv_grid.out" "$TMP/cv_grid_batched.out" <<'PYEOF' && pass "cv --schedule batched gives the per-split C grid search" || fail "cv --schedule batched differs from the per-split C grid search"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["chosen_C"] == b["chosen_C"] and a["fold_errors"] == b["fold_errors"], (a, b)
+PYEOF
+py cv_grid_batched 'd["schedule"] == "batched" and d["batch_seconds"]["inner"] > 0'
+py cv_grid 'd["schedule"] == "per-split" and "batch_seconds" not in d'
 run cv_grid_bad_C cv "$DATA/sonar/sonar.csv" -C 1,-2
 expect_rc cv_grid_bad_C 1
 run cv_grid_path cv "$DATA/colon/colon.csv" --method l2-arom --features 20 --splits 2 --train-size 50 -C 1,2

@@ -1,0 +1,229 @@
+#include "svm_batch.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "dense_dual.hpp"
+#include "split_runner.hpp"
+#include "zeronorm/error.hpp"
+
+namespace zeronorm::detail {
+
+namespace {
+
+// The inner problems of a chunk that share one shape: (split in the chunk, inner fold) pairs
+// with their training and held-out positions within the split's training rows.
+struct InnerGroup {
+    IndexVector split;                // chunk-local split of each problem
+    std::vector<std::size_t> fold;    // its inner fold
+    std::vector<IndexVector> train;   // positions in the split's training rows
+    std::vector<IndexVector> test;
+};
+
+Matrix labels_of(const Vector& y, const std::vector<IndexVector>& rows) {
+    Matrix Y(Index(rows.front().size()), Index(rows.size()));
+    for (std::size_t p = 0; p < rows.size(); ++p)
+        for (std::size_t i = 0; i < rows[p].size(); ++i) Y(Index(i), Index(p)) = y[rows[p][i]];
+    return Y;
+}
+
+// Test errors of the SVMs `duals` (one per block, trained with labels Y) whose decision kernels
+// K(eval, train) are the blocks of K_eval (m x n P): one batched product, then sign errors
+// against Y_eval (m x P). Problems with an empty beta (not solved) are skipped.
+std::vector<double> batch_errors(Backend& backend, const DeviceMatrix& K_eval,
+                                 const std::vector<SmoResult>& duals, const Matrix& Y,
+                                 const Matrix& Y_eval) {
+    const Index P = Y.cols();
+    Matrix coef = Matrix::Zero(Y.rows(), P);  // beta .* y
+    for (Index p = 0; p < P; ++p)
+        if (duals[std::size_t(p)].beta.size() == Y.rows())
+            coef.col(p) = duals[std::size_t(p)].beta.cwiseProduct(Y.col(p));
+    DeviceMatrix F = backend.allocate(Y_eval.rows(), P);
+    backend.gemm_batch(P, false, false, 1.0, K_eval, backend.upload(coef), 0.0, F);
+    const Matrix f = backend.download(F);
+    std::vector<double> errors(std::size_t(P), 0.0);
+    for (Index p = 0; p < P; ++p) {
+        const Vector decision = f.col(p).array() + duals[std::size_t(p)].bias;
+        errors[std::size_t(p)] = error_rate(labels_from_decision(decision), Y_eval.col(p));
+    }
+    return errors;
+}
+
+class ChunkRun {
+public:
+    ChunkRun(Backend& backend, const DeviceMatrix& X, const Vector& y,
+             const std::vector<Fold>& splits, std::size_t first, std::size_t count,
+             const SvmEvaluationOptions& options, SvmBatchPhaseSeconds& phases)
+        : backend_(backend), options_(options), grid_(options.grid()), phases_(phases),
+          first_(first), out_(count) {
+        std::vector<IndexVector> train_rows, test_rows;
+        for (std::size_t k = first; k < first + count; ++k) {
+            train_rows.push_back(splits[k].train);
+            test_rows.push_back(splits[k].test);
+        }
+        blocks_ = backend.split_batch(X, train_rows, test_rows, options.standardize);
+        y_train_ = labels_of(y, train_rows);
+        y_test_ = labels_of(y, test_rows);
+        clock_.lap(phases_.data);
+        K_ = backend.kernel_batch(options.svm.kernel, P(), blocks_.train, blocks_.train);
+        clock_.lap(phases_.kernels);
+    }
+
+    std::vector<SvmSplitEvaluation> run() {
+        for (SvmSplitEvaluation& e : out_) e.C = grid_.front();
+        if (grid_.size() > 1) choose_C();
+        fit_final();
+        return std::move(out_);
+    }
+
+private:
+    Index P() const { return y_train_.cols(); }
+    Index n() const { return y_train_.rows(); }
+
+    void record(std::size_t p, const SmoResult& r) {
+        out_[p].iterations += r.iterations;
+        if (out_[p].status == Status::Success) out_[p].status = r.status;
+    }
+
+    SmoOptions smo_for(double C) const {
+        SmoOptions smo = options_.svm.smo;
+        smo.C = C;
+        return smo;
+    }
+
+    // The inner cross-validation of every split: errors per (split, fold, C), summed in fold
+    // order as evaluate_svm_split does, so that ties between C values break the same way.
+    void choose_C() {
+        const std::size_t G = grid_.size();
+        std::vector<std::vector<std::vector<double>>> fold_errors(out_.size());
+        std::map<std::pair<std::size_t, std::size_t>, InnerGroup> groups;  // by (train, test) size
+        for (Index p = 0; p < P(); ++p) {
+            const std::vector<Fold> inner = stratified_kfold(
+                y_train_.col(p), options_.inner_folds, options_.seed + first_ + std::size_t(p));
+            fold_errors[std::size_t(p)].assign(inner.size(), std::vector<double>(G, 0.0));
+            for (std::size_t f = 0; f < inner.size(); ++f) {
+                InnerGroup& g = groups[{inner[f].train.size(), inner[f].test.size()}];
+                g.split.push_back(p);
+                g.fold.push_back(f);
+                g.train.push_back(inner[f].train);
+                g.test.push_back(inner[f].test);
+            }
+        }
+        for (const auto& entry : groups) {
+            const InnerGroup& g = entry.second;
+            const DeviceMatrix K_train = backend_.gather_blocks(K_, n(), g.split, g.train, g.train);
+            const DeviceMatrix K_test = backend_.gather_blocks(K_, n(), g.split, g.test, g.train);
+            Matrix Y(Index(g.train.front().size()), Index(g.split.size()));
+            Matrix Y_eval(Index(g.test.front().size()), Index(g.split.size()));
+            for (std::size_t q = 0; q < g.split.size(); ++q) {
+                for (std::size_t i = 0; i < g.train[q].size(); ++i)
+                    Y(Index(i), Index(q)) = y_train_(g.train[q][i], g.split[q]);
+                for (std::size_t i = 0; i < g.test[q].size(); ++i)
+                    Y_eval(Index(i), Index(q)) = y_train_(g.test[q][i], g.split[q]);
+            }
+            clock_.lap(phases_.kernels);
+            Matrix warm;  // the previous (smaller) C's solutions: still feasible for this C
+            for (std::size_t c = 0; c < G; ++c) {
+                const std::vector<SmoResult> duals = solve_dense_dual_batch(
+                    backend_, K_train, Y, smo_for(grid_[c]), c > 0 ? &warm : nullptr);
+                warm.resize(Y.rows(), Y.cols());
+                for (std::size_t q = 0; q < duals.size(); ++q) {
+                    record(std::size_t(g.split[q]), duals[q]);
+                    warm.col(Index(q)) = duals[q].beta;
+                }
+                const std::vector<double> errors =
+                    batch_errors(backend_, K_test, duals, Y, Y_eval);
+                for (std::size_t q = 0; q < errors.size(); ++q)
+                    fold_errors[std::size_t(g.split[q])][g.fold[q]][c] = errors[q];
+            }
+            clock_.lap(phases_.inner);
+        }
+        for (std::size_t p = 0; p < out_.size(); ++p) {
+            SvmSplitEvaluation& e = out_[p];
+            e.inner_errors.assign(G, 0.0);
+            const double folds = double(fold_errors[p].size());
+            for (const std::vector<double>& per_C : fold_errors[p])
+                for (std::size_t c = 0; c < G; ++c) e.inner_errors[c] += per_C[c] / folds;
+            // Lowest mean inner error; ties go to the smaller C (the first in ascending order).
+            e.C = grid_[std::size_t(std::min_element(e.inner_errors.begin(), e.inner_errors.end()) -
+                                    e.inner_errors.begin())];
+        }
+    }
+
+    // Each split's SVM with its chosen C on all its training rows (one batched solve per distinct
+    // C), then all test decisions in one product.
+    void fit_final() {
+        std::vector<SmoResult> finals(out_.size());
+        for (const double C : grid_) {
+            std::vector<char> chosen(out_.size(), 0);
+            for (std::size_t p = 0; p < out_.size(); ++p) chosen[p] = out_[p].C == C;
+            if (std::none_of(chosen.begin(), chosen.end(), [](char c) { return c != 0; })) continue;
+            std::vector<SmoResult> duals =
+                solve_dense_dual_batch(backend_, K_, y_train_, smo_for(C), nullptr, chosen);
+            for (std::size_t p = 0; p < out_.size(); ++p)
+                if (chosen[p]) finals[p] = std::move(duals[p]);
+        }
+        const DeviceMatrix K_test =
+            backend_.kernel_batch(options_.svm.kernel, P(), blocks_.test, blocks_.train);
+        const std::vector<double> errors = batch_errors(backend_, K_test, finals, y_train_, y_test_);
+        for (std::size_t p = 0; p < out_.size(); ++p) {
+            record(p, finals[p]);
+            out_[p].error = errors[p];
+            out_[p].n_support = Index((finals[p].beta.array() > 0).count());
+        }
+        clock_.lap(phases_.final);
+    }
+
+    Backend& backend_;
+    const SvmEvaluationOptions& options_;
+    const std::vector<double> grid_;
+    SvmBatchPhaseSeconds& phases_;
+    const std::size_t first_;  // index of the chunk's first split (inner-fold seeds)
+    std::vector<SvmSplitEvaluation> out_;
+    PhaseClock clock_;
+    SplitBlocks blocks_;
+    Matrix y_train_, y_test_;  // n x P, m x P
+    DeviceMatrix K_;           // the training kernels, n x n P
+};
+
+}  // namespace
+
+std::string why_not_batched(const Dataset& data, const std::vector<Fold>& splits,
+                            const SvmEvaluationOptions& options) {
+    if (splits.empty()) return "there are no splits";
+    for (const Fold& f : splits)
+        if (f.train.size() != splits.front().train.size() ||
+            f.test.size() != splits.front().test.size())
+            return "the splits differ in training or test size";
+    const double n = double(splits.front().train.size());
+    if (n * n * 8.0 / (1024.0 * 1024.0) > options.svm.max_kernel_mb)
+        return "a split's training kernel (" + std::to_string(splits.front().train.size()) +
+               " rows) exceeds max_kernel_mb";
+    if (options.svm.kernel.type == KernelType::Chi2 && (data.X.array() < 0).any())
+        return "the chi2 kernel needs non-negative features";
+    return {};
+}
+
+std::vector<SvmSplitEvaluation> evaluate_svm_batched(
+    Backend& backend, const Dataset& data, const std::vector<Fold>& splits,
+    const SvmEvaluationOptions& options,
+    const std::function<void(std::size_t, const SvmSplitEvaluation&)>& on_split_done,
+    SvmBatchPhaseSeconds& phases) {
+    if (splits.empty()) return {};
+    const std::size_t n = splits.front().train.size();
+    const std::size_t m = splits.front().test.size();
+    const std::size_t d = std::size_t(data.n_features());
+    // Per split: its blocks, training and test kernels, and the inner sub-blocks (at most n x n
+    // over all its folds for training and n x n for the held-out parts).
+    const std::size_t per_split = ((n + m) * d + 4 * n * n + m * n) * sizeof(double);
+    const DeviceMatrix X = backend.upload(data.X);
+    return run_in_chunks<SvmSplitEvaluation>(
+        splits.size(), per_split,
+        [&](std::size_t first, std::size_t count) {
+            return ChunkRun(backend, X, data.y, splits, first, count, options, phases).run();
+        },
+        on_split_done);
+}
+
+}  // namespace zeronorm::detail
