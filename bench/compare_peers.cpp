@@ -3,9 +3,11 @@
 // (for bench/RESULTS.md) and, with --json FILE, the raw numbers.
 //
 // usage: compare_peers DATA_DIR [--json FILE] [--max-train N] [--sets sonar,ionosphere,a9a,ijcnn1]
-//                      [--solvers smo,dcd] [--backend cpu|cuda] [--only ours|peer]
+//                      [--solvers smo,decomposition,dcd] [--backend cpu|cuda] [--only ours|peer]
 // --backend picks where our SMO runs (LIBSVM and LIBLINEAR always run on one CPU core; our DCD
-// is CPU-only).
+// is CPU-only). `decomposition` is our SMO by working sets of 1024 variables with a kernel-column
+// cache (the route of the CUDA backend for problems whose kernel does not fit in device memory),
+// run here whatever the size.
 #include <linear.h>
 #include <svm.h>
 
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "decomposition_smo.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/io.hpp"
 #include "zeronorm/linear_svm.hpp"
@@ -94,16 +97,41 @@ double libsvm_objective(const svm_model* model, const Dataset& train, const Kern
     return 0.5 * c.dot(K * c) - c.cwiseAbs().sum();
 }
 
+// Test accuracy of the SVM with dual `r` trained on X (in the backend's memory) with labels y.
+double svm_accuracy(Backend& backend, const KernelSpec& spec, const DeviceMatrix& X,
+                    const Vector& y, const SmoResult& r, const Dataset& test) {
+    IndexVector sv;
+    for (Index i = 0; i < r.beta.size(); ++i)
+        if (r.beta[i] > 0) sv.push_back(i);
+    Vector coef(Index(sv.size()));
+    for (std::size_t k = 0; k < sv.size(); ++k) coef[Index(k)] = r.beta[sv[k]] * y[sv[k]];
+    const DeviceMatrix K = backend.kernel_matrix(spec, backend.upload(test.X), backend.select_rows(X, sv));
+    DeviceMatrix f = backend.allocate(test.n_samples(), 1);
+    backend.gemm(false, false, 1.0, K, backend.upload(coef), 0.0, f);
+    const Vector decision = backend.download(f).col(0).array() + r.bias;
+    return 1 - error_rate(labels_from_decision(decision), test.y);
+}
+
 Row run_smo(const std::string& name, const Dataset& train, const Dataset& test, double C,
-            double gamma, Backend& backend, const Sides& sides) {
-    Row row{name, "SMO rbf", "LIBSVM 3.24", train.n_samples(), train.n_features()};
+            double gamma, Backend& backend, const Sides& sides, bool decomposition) {
+    Row row{name, decomposition ? "SMO rbf, decomposition (q = 1024)" : "SMO rbf", "LIBSVM 3.24",
+            train.n_samples(), train.n_features()};
     SvmOptions options;
     options.kernel.type = KernelType::Rbf;
     options.kernel.gamma = gamma;
     options.smo.C = C;
     options.smo.tolerance = 1e-3;
     options.smo.cache_mb = 1000;
-    if (sides.ours) {
+    if (sides.ours && decomposition) {
+        DeviceMatrix X;
+        SmoResult r;
+        row.ours_s = seconds_of([&] {
+            X = backend.upload(train.X);
+            r = detail::solve_smo_decomposition(backend, options.kernel, X, train.y, options.smo, {});
+        });
+        row.ours_obj = r.objective;
+        row.ours_acc = svm_accuracy(backend, options.kernel, X, train.y, r, test);
+    } else if (sides.ours) {
         SvmTrainResult ours;
         row.ours_s = seconds_of([&] { ours = train_svm(backend, train, options); });
         row.ours_obj = ours.smo.objective;
@@ -201,7 +229,7 @@ int main(int argc, char** argv) {
     zeronorm::set_cpu_blas_threads(1);
     if (argc < 2) {
         std::cerr << "usage: compare_peers DATA_DIR [--json FILE] [--max-train N] [--sets a,b] "
-                     "[--solvers smo,dcd] [--backend cpu|cuda] [--only ours|peer]\n";
+                     "[--solvers smo,decomposition,dcd] [--backend cpu|cuda] [--only ours|peer]\n";
         return 1;
     }
     const std::string dir = argv[1];
@@ -231,6 +259,7 @@ int main(int argc, char** argv) {
     };
     auto wanted = [&](const std::string& s) { return listed(sets, s); };
     const bool smo = listed(solvers, "smo");
+    const bool decomposition = listed(solvers, "decomposition");
     const bool dcd = listed(solvers, "dcd");
     auto split_holdout = [](const Dataset& all, Dataset& train, Dataset& test) {
         // Standardised, first 2/3 for training (deterministic), the rest for testing.
@@ -246,9 +275,10 @@ int main(int argc, char** argv) {
         if (!wanted(small)) continue;
         Dataset train, test;
         split_holdout(load(dir, small, small + ".csv"), train, test);
-        if (smo)
-            rows.push_back(
-                run_smo(small, train, test, 1.0, 1.0 / double(train.n_features()), *backend, sides));
+        for (const bool by_parts : {false, true})
+            if (by_parts ? decomposition : smo)
+                rows.push_back(run_smo(small, train, test, 1.0, 1.0 / double(train.n_features()),
+                                       *backend, sides, by_parts));
         if (dcd) {
             rows.push_back(run_dcd(small, train, test, 1.0, LinearLoss::Hinge, sides));
             rows.push_back(run_dcd(small, train, test, 1.0, LinearLoss::SquaredHinge, sides));
@@ -265,7 +295,10 @@ int main(int argc, char** argv) {
             rows.push_back(run_dcd(big.name, train, test, 1.0, LinearLoss::Hinge, sides));
             rows.push_back(run_dcd(big.name, train, test, 1.0, LinearLoss::SquaredHinge, sides));
         }
-        if (smo) rows.push_back(run_smo(big.name, train, test, 1.0, big.gamma, *backend, sides));
+        for (const bool by_parts : {false, true})
+            if (by_parts ? decomposition : smo)
+                rows.push_back(
+                    run_smo(big.name, train, test, 1.0, big.gamma, *backend, sides, by_parts));
     }
 
     std::printf("| set | n x d | solver | peer | zeronorm s | peer s | speed-up | rel. objective diff | test acc. zeronorm / peer |\n");

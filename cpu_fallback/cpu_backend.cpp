@@ -366,6 +366,26 @@ public:
         return cpu::solve_smo(columns, y, options, warm_start);
     }
 
+    SmoResult solve_smo_working_set(const DeviceMatrix& K, const Vector& y, const Vector& beta,
+                                    const Vector& gradient, const SmoOptions& options) override {
+        detail::check_smo_working_set(K, y, beta, gradient, options);
+        // The subproblem's linear term: gradient - Q_BB beta, Q_BB beta = y o (K (y o beta)) +
+        // ridge beta.
+        const Vector Qb =
+            y.cwiseProduct(view(K) * y.cwiseProduct(beta)) + options.ridge * beta;
+        SmoOptions local = options;
+        local.shrinking = false;
+        DenseKernelColumns columns(K);
+        return cpu::solve_smo_linear(columns, y, gradient - Qb, beta, local);
+    }
+
+    void assign_columns(DeviceMatrix& X, const IndexVector& cols,
+                        const DeviceMatrix& source) override {
+        detail::check_assign_columns(X, cols, source);
+        for (std::size_t k = 0; k < cols.size(); ++k)
+            view(X).col(cols[k]) = view(source).col(Index(k));
+    }
+
     // The batched primitives are plain loops over the blocks: the reference the CUDA batch
     // kernels are tested against.
     SplitBlocks split_batch(const DeviceMatrix& X, const std::vector<IndexVector>& train_rows,

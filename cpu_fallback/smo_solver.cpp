@@ -69,9 +69,11 @@ void update_gradient(At at, Index m, double c_i, const double* __restrict K_i, d
 // move.
 class Solver {
 public:
-    Solver(KernelColumns& kernel, const Vector& y, const SmoOptions& options)
+    // linear: the linear term p of 1/2 beta'Q beta + p'beta (all -1 for the SVM dual).
+    Solver(KernelColumns& kernel, const Vector& y, const Vector& linear, const SmoOptions& options)
         : kernel_(kernel), y_(y), C_(options.C), ridge_(options.ridge), eps_(options.tolerance),
           shrinking_(options.shrinking), n_(y.size()) {
+        yp_ = y.cwiseProduct(linear);
         QD_ = kernel_.diagonal().array() + ridge_;
         max_iterations_ = options.max_iterations > 0
                               ? options.max_iterations
@@ -118,7 +120,10 @@ public:
         result.iterations = iter;
         result.status = status;
         result.bias = smo_detail::smo_bias(alpha_, G, y_, C_);
-        result.objective = smo_detail::smo_objective(alpha_, G);
+        // 1/2 beta'(G + p), as smo_objective's 1/2 beta'(G - 1) shifted by p + 1 (exactly 0 for
+        // the SVM dual).
+        result.objective =
+            smo_detail::smo_objective(alpha_, G + (y_.cwiseProduct(yp_).array() + 1.0).matrix());
         result.kkt_gap = smo_detail::smo_kkt_gap(alpha_, G, y_, C_);
         return result;
     }
@@ -167,7 +172,7 @@ private:
     }
 
     void init_gradient() {
-        yG_ = -y_;  // G = -1
+        yG_ = yp_;  // G = p
         yG_bar_ = Vector::Zero(n_);
         for (Index i = 0; i < n_; ++i) {
             if (is_lower(i)) continue;
@@ -279,7 +284,7 @@ private:
         std::vector<Index> inactive;
         for (Index t = 0; t < n_; ++t)
             if (!is_active[static_cast<std::size_t>(t)]) inactive.push_back(t);
-        for (Index t : inactive) yG_[t] = yG_bar_[t] - y_[t];
+        for (Index t : inactive) yG_[t] = yG_bar_[t] + yp_[t];
         for (Index i = 0; i < n_; ++i) {
             if (is_lower(i) || is_upper(i)) continue;  // free variables only, never shrunk
             const double* K_i = kernel_.column(i);
@@ -330,7 +335,7 @@ private:
     Index n_;
     std::int64_t max_iterations_;
     bool unshrunk_ = false;
-    Vector alpha_, yG_, yG_bar_, QD_;
+    Vector alpha_, yG_, yG_bar_, QD_, yp_;
     Vector up_mask_, low_mask_;  // 0 on I_up (I_low), -inf elsewhere
     Vector v_, w_, obj_;  // scratch, by position in the active set
     const double* K_i_ = nullptr;
@@ -348,8 +353,21 @@ SmoResult solve_smo(KernelColumns& kernel, const Vector& y, const SmoOptions& op
     smo_detail::check_smo_labels(y);
     ZN_EXPECTS(kernel.diagonal().allFinite(), "SMO: the kernel diagonal is not finite");
     const Vector alpha0 = smo_detail::smo_starting_point(warm_start, y, options.C);
-    Solver solver(kernel, y, options);
+    Solver solver(kernel, y, Vector::Constant(n, -1.0), options);
     return solver.run(alpha0);
+}
+
+SmoResult solve_smo_linear(KernelColumns& kernel, const Vector& y, const Vector& linear,
+                           const Vector& start, const SmoOptions& options) {
+    options.validate();
+    const Index n = kernel.size();
+    ZN_EXPECTS_DIM(y.size() == n && linear.size() == n && start.size() == n,
+                   "SMO: " << y.size() << " labels, " << linear.size() << " linear terms and "
+                           << start.size() << " starting values for a kernel of size " << n);
+    ZN_EXPECTS(kernel.diagonal().allFinite(), "SMO: the kernel diagonal is not finite");
+    ZN_EXPECTS(linear.allFinite(), "SMO: the linear term is not finite");
+    Solver solver(kernel, y, linear, options);
+    return solver.run(start);
 }
 
 }  // namespace zeronorm::cpu

@@ -22,4 +22,10 @@ public:
 SmoResult solve_smo(KernelColumns& kernel, const Vector& y, const SmoOptions& options,
                     const Vector* warm_start);
 
+// The same solver on min 1/2 beta'Q beta + linear'beta (the SVM dual has linear = -1) from
+// `start`, taken as given (within [0, C]; y'beta keeps its value), with labels +-1 of one or
+// both classes. The result's bias and gap are computed from its gradient Q beta + linear.
+SmoResult solve_smo_linear(KernelColumns& kernel, const Vector& y, const Vector& linear,
+                           const Vector& start, const SmoOptions& options);
+
 }  // namespace zeronorm::cpu

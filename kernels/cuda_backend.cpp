@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "batch_shapes.hpp"
+#include "decomposition_smo.hpp"
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
 #include "smo_common.hpp"
@@ -218,8 +219,18 @@ public:
     std::vector<SmoResult> solve_smo_batch(const DeviceMatrix& K, const Matrix& Y,
                                            const SmoOptions& options, const Matrix* warm_start,
                                            const std::vector<char>& active) override;
+    SmoResult solve_smo_working_set(const DeviceMatrix& K, const Vector& y, const Vector& beta,
+                                    const Vector& gradient, const SmoOptions& options) override;
+    void assign_columns(DeviceMatrix& X, const IndexVector& cols,
+                        const DeviceMatrix& source) override;
 
 private:
+    // One launch of the batched SMO kernels from the starting points beta0 (n x P), whose
+    // gradients come from Kv = K_q (y_q o beta0_q), computed here, or Kv_given; the problems
+    // with flags[q] == 0 are skipped (empty results).
+    std::vector<SmoResult> launch_smo(const DeviceMatrix& K, const Matrix& Y, const Matrix& beta0,
+                                      const Matrix* Kv_given, const std::vector<int>& flags,
+                                      const SmoOptions& options, i64 max_iterations);
     // rows x cols of device memory, NaN-filled when `poison` (0xFF bytes are a NaN double).
     DeviceMatrix allocate_matrix(Index rows, Index cols, bool poison, const char* where);
     // Throws InvalidArgument unless m is empty or its storage is memory of this device.
@@ -702,7 +713,8 @@ SmoResult CudaBackend::solve_smo(const DeviceMatrix& K, const Vector& y,
         .front();
 }
 
-// Kernel computed in full on the device when it fits, then the precomputed solver.
+// Kernel computed in full on the device when it fits, then the precomputed solver; else the
+// decomposition solver.
 SmoResult CudaBackend::solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,
                                  const SmoOptions& options, const Vector* warm_start) {
     DeviceGuard guard(device_);
@@ -724,10 +736,20 @@ SmoResult CudaBackend::solve_smo(const KernelSpec& spec, const DeviceMatrix& X, 
     const std::size_t headroom = std::max<std::size_t>(std::size_t{256} << 20, total_bytes / 50);
     const bool fits = kernel_bytes <= free_bytes && scratch <= free_bytes - kernel_bytes &&
                       headroom <= free_bytes - kernel_bytes - scratch;
-    if (!fits) throw OutOfDeviceMemory(kernel_bytes);
+    if (fits) return solve_smo(kernel_matrix(spec, X, X), y, options, warm_start);
 
-    const DeviceMatrix K = kernel_matrix(spec, X, X);
-    return solve_smo(K, y, options, warm_start);
+    // Decomposition with a kernel-column cache in the free memory: the cache, and per round the
+    // working set's columns and the newly computed ones (2 q columns besides the cache).
+    detail::DecompositionOptions decomposition;
+    decomposition.working_set = std::min<Index>(decomposition.working_set, n);
+    const std::size_t column_bytes = checked_bytes(n, 1, sizeof(double), "solve_smo");
+    const std::size_t usable = free_bytes > headroom + scratch ? free_bytes - headroom - scratch : 0;
+    const auto columns = static_cast<Index>(usable / column_bytes) - 2 * decomposition.working_set;
+    if (columns < decomposition.working_set)
+        throw OutOfDeviceMemory(checked_bytes(n, 3 * decomposition.working_set, sizeof(double),
+                                              "solve_smo") + scratch + headroom);
+    decomposition.cache_columns = std::min<Index>(columns, n);
+    return detail::solve_smo_decomposition(*this, spec, X, y, options, decomposition, warm_start);
 }
 
 // One thread per (split, column) gathers and standardises from X in device memory, so only the
@@ -954,21 +976,44 @@ std::vector<SmoResult> CudaBackend::solve_smo_batch(const DeviceMatrix& K, const
     const Index n = Y.rows();
     const Index P = Y.cols();
     ZN_EXPECTS(n <= INT_MAX, "solve_smo_batch: n = " << n << " is too large");
-    auto is_active = [&](Index q) { return active.empty() || active[std::size_t(q)] != 0; };
     ZN_EXPECTS(all_finite(K), "solve_smo_batch: the kernel matrices contain NaN or Inf");
     Matrix beta0 = Matrix::Zero(n, P);
     std::vector<int> flags(static_cast<std::size_t>(P), 0);
-    bool warm = false;
     for (Index q = 0; q < P; ++q) {
-        if (!is_active(q)) continue;
+        if (!active.empty() && active[std::size_t(q)] == 0) continue;
         flags[std::size_t(q)] = 1;
         const Vector y = Y.col(q);
         smo_detail::check_smo_labels(y);
         const Vector w = warm_start != nullptr ? Vector(warm_start->col(q)) : Vector();
         beta0.col(q) = smo_detail::smo_starting_point(warm_start != nullptr ? &w : nullptr, y,
                                                       options.C);
-        warm = warm || (beta0.col(q).array() != 0.0).any();
     }
+    return launch_smo(K, Y, beta0, nullptr, flags, options, smo_iteration_cap(options, n));
+}
+
+// The subproblem's starting gradient enters the kernel's G = y o Kv + ridge beta - 1 through
+// Kv = y o (gradient + 1 - ridge beta) (y = +-1).
+SmoResult CudaBackend::solve_smo_working_set(const DeviceMatrix& K, const Vector& y,
+                                             const Vector& beta, const Vector& gradient,
+                                             const SmoOptions& options) {
+    DeviceGuard guard(device_);
+    detail::check_smo_working_set(K, y, beta, gradient, options);
+    require_device_memory(K, "K", "solve_smo_working_set");
+    check_smo_options(options, "solve_smo_working_set");
+    ZN_EXPECTS(y.size() <= INT_MAX, "solve_smo_working_set: q = " << y.size() << " is too large");
+    const Matrix Kv = y.cwiseProduct((gradient.array() + 1.0 - options.ridge * beta.array()).matrix());
+    return launch_smo(K, Matrix(y), Matrix(beta), &Kv, {1}, options,
+                      smo_iteration_cap(options, y.size()))
+        .front();
+}
+
+std::vector<SmoResult> CudaBackend::launch_smo(const DeviceMatrix& K, const Matrix& Y,
+                                               const Matrix& beta0, const Matrix* Kv_given,
+                                               const std::vector<int>& flags,
+                                               const SmoOptions& options, i64 max_iterations) {
+    const Index n = Y.rows();
+    const Index P = Y.cols();
+    const bool warm = Kv_given != nullptr || (beta0.array() != 0.0).any();
     const auto total = static_cast<std::size_t>(n * P);
     DeviceBuffer<double> d_y(total, device_);
     DeviceBuffer<double> d_beta(total, device_);
@@ -981,8 +1026,10 @@ std::vector<SmoResult> CudaBackend::solve_smo_batch(const DeviceMatrix& K, const
     copy_to_device(d_beta.get(), beta0.data(), total);
     copy_to_device(d_active.get(), flags.data(), flags.size());
     Matrix v;  // y o beta0 per problem; kept alive until the sync below
-    DeviceBuffer<double> d_v(warm ? total : 0, device_);
-    if (warm) {
+    DeviceBuffer<double> d_v(warm && Kv_given == nullptr ? total : 0, device_);
+    if (Kv_given != nullptr) {
+        copy_to_device(d_Kv.get(), Kv_given->data(), total);
+    } else if (warm) {
         v = Y.cwiseProduct(beta0);
         copy_to_device(d_v.get(), v.data(), total);
         const double one = 1.0;
@@ -1006,7 +1053,7 @@ std::vector<SmoResult> CudaBackend::solve_smo_batch(const DeviceMatrix& K, const
     b.C = options.C;
     b.ridge = options.ridge;
     b.tolerance = options.tolerance;
-    b.max_iterations = smo_iteration_cap(options, n);
+    b.max_iterations = max_iterations;
     smo_solve_batch(b, d_outcomes.get(), stream_);
 
     Matrix beta(n, P);
@@ -1019,12 +1066,25 @@ std::vector<SmoResult> CudaBackend::solve_smo_batch(const DeviceMatrix& K, const
 
     std::vector<SmoResult> results(static_cast<std::size_t>(P));
     for (Index q = 0; q < P; ++q) {
-        if (!is_active(q)) continue;
+        if (flags[std::size_t(q)] == 0) continue;
         SmoResult& r = results[std::size_t(q)];
         r.beta = beta.col(q);
         finish_smo_result(r, G.col(q), Y.col(q), outcomes[std::size_t(q)], options.C);
     }
     return results;
+}
+
+void CudaBackend::assign_columns(DeviceMatrix& X, const IndexVector& cols,
+                                 const DeviceMatrix& source) {
+    DeviceGuard guard(device_);
+    detail::check_assign_columns(X, cols, source);
+    require_device_memory(X, "X", "assign_columns");
+    require_device_memory(source, "source", "assign_columns");
+    const std::vector<i64> slots(cols.begin(), cols.end());
+    DeviceBuffer<i64> d_slots(slots.size(), device_);
+    copy_to_device(d_slots.get(), slots.data(), slots.size());
+    scatter_columns(source.data(), X.rows(), d_slots.get(), i64(slots.size()), X.data(), stream_);
+    sync();
 }
 
 }  // namespace

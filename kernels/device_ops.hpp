@@ -28,6 +28,9 @@ using i64 = std::int64_t;
 // out (rows x n_cols) = columns cols[0..n_cols) of X (rows x *). Indices must be valid.
 void gather_columns(const double* X, i64 rows, const i64* cols, i64 n_cols, double* out,
                     cudaStream_t stream);
+// X(:, cols[k]) = source(:, k) for k < n_cols, X and source with `rows` rows (distinct cols).
+void scatter_columns(const double* source, i64 rows, const i64* cols, i64 n_cols, double* X,
+                     cudaStream_t stream);
 // out (n_rows x cols) = rows row_idx[0..n_rows) of X (rows x cols). Indices must be valid.
 void gather_rows(const double* X, i64 rows, i64 cols, const i64* row_idx, i64 n_rows,
                  double* out, cudaStream_t stream);

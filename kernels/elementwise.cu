@@ -33,6 +33,13 @@ __global__ void gather_columns_kernel(const double* X, i64 rows, const i64* cols
     }
 }
 
+__global__ void scatter_columns_kernel(const double* source, i64 rows, const i64* cols,
+                                       i64 n_cols, double* X) {
+    const i64 total = rows * n_cols;
+    for (i64 e = global_thread(); e < total; e += grid_stride())
+        X[e % rows + cols[e / rows] * rows] = source[e];
+}
+
 __global__ void gather_rows_kernel(const double* X, i64 rows, i64 cols, const i64* row_idx,
                                    i64 n_rows, double* out) {
     const i64 total = n_rows * cols;
@@ -176,6 +183,14 @@ void gather_columns(const double* X, i64 rows, const i64* cols, i64 n_cols, doub
     gather_columns_kernel<<<blocks_for(rows * n_cols), kThreads, 0, stream>>>(X, rows, cols,
                                                                                 n_cols, out);
     ZN_CUDA_CHECK_LAUNCH("gather_columns_kernel");
+}
+
+void scatter_columns(const double* source, i64 rows, const i64* cols, i64 n_cols, double* X,
+                     cudaStream_t stream) {
+    if (rows * n_cols == 0) return;
+    scatter_columns_kernel<<<blocks_for(rows * n_cols), kThreads, 0, stream>>>(source, rows, cols,
+                                                                               n_cols, X);
+    ZN_CUDA_CHECK_LAUNCH("scatter_columns_kernel");
 }
 
 void gather_rows(const double* X, i64 rows, i64 cols, const i64* row_idx, i64 n_rows,

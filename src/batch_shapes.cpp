@@ -1,5 +1,7 @@
 #include "batch_shapes.hpp"
 
+#include <cmath>
+
 #include "zeronorm/error.hpp"
 
 namespace zeronorm::detail {
@@ -101,6 +103,39 @@ std::pair<Index, Index> check_gather_blocks(const DeviceMatrix& K, Index block_w
                                                       << block_width - 1);
     }
     return {Index(r), Index(c)};
+}
+
+void check_smo_working_set(const DeviceMatrix& K, const Vector& y, const Vector& beta,
+                           const Vector& gradient, const SmoOptions& options) {
+    options.validate();
+    const Index q = y.size();
+    ZN_EXPECTS_DIM(K.rows() == q && K.cols() == q && beta.size() == q && gradient.size() == q,
+                   "solve_smo_working_set: K is " << shape(K) << " with " << q << " labels, "
+                                                  << beta.size() << " values and "
+                                                  << gradient.size() << " gradient entries");
+    for (Index t = 0; t < q; ++t) {
+        ZN_EXPECTS(y[t] == 1.0 || y[t] == -1.0,
+                   "solve_smo_working_set: label " << t << " is " << y[t] << ", not +1 or -1");
+        ZN_EXPECTS(beta[t] >= 0 && beta[t] <= options.C,
+                   "solve_smo_working_set: beta[" << t << "] = " << beta[t] << " is outside [0, "
+                                                  << options.C << "]");
+        ZN_EXPECTS(std::isfinite(gradient[t]),
+                   "solve_smo_working_set: gradient[" << t << "] is " << gradient[t]);
+    }
+}
+
+void check_assign_columns(const DeviceMatrix& X, const IndexVector& cols,
+                          const DeviceMatrix& source) {
+    ZN_EXPECTS_DIM(source.rows() == X.rows() && source.cols() == Index(cols.size()),
+                   "assign_columns: " << cols.size() << " columns of " << X.rows()
+                                      << " rows from a source of " << shape(source));
+    std::vector<char> seen(static_cast<std::size_t>(X.cols()), 0);
+    for (const Index c : cols) {
+        ZN_EXPECTS(c >= 0 && c < X.cols(),
+                   "assign_columns: column " << c << " is outside 0.." << X.cols() - 1);
+        ZN_EXPECTS(!seen[std::size_t(c)], "assign_columns: column " << c << " is listed twice");
+        seen[std::size_t(c)] = 1;
+    }
 }
 
 void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,

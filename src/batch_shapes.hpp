@@ -35,6 +35,15 @@ std::pair<Index, Index> check_gather_blocks(const DeviceMatrix& K, Index block_w
                                             const std::vector<IndexVector>& rows,
                                             const std::vector<IndexVector>& cols);
 
+// solve_smo_working_set's operands: K q x q, y (+-1), beta (within [0, C]) and gradient
+// (finite) of q entries each.
+void check_smo_working_set(const DeviceMatrix& K, const Vector& y, const Vector& beta,
+                           const Vector& gradient, const SmoOptions& options);
+
+// assign_columns' operands.
+void check_assign_columns(const DeviceMatrix& X, const IndexVector& cols,
+                          const DeviceMatrix& source);
+
 // K (n x n P) against Y (n x P), warm_start (n x P) and active (P or empty).
 void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,
                      const std::vector<char>& active);

@@ -118,6 +118,22 @@ public:
     virtual SmoResult solve_smo(const DeviceMatrix& K, const Vector& y, const SmoOptions& options,
                                 const Vector* warm_start = nullptr) = 0;
 
+    // SMO on the dual restricted to a working set B of a larger problem (decomposition, as in
+    // solve_smo_decomposition): K (q x q) is the kernel among B's points, y their labels (+-1,
+    // one class allowed), beta their current values (within [0, C]) and gradient the whole
+    // problem's gradient on B there ((Q beta - 1)_B). Solves
+    //   min_b 1/2 b'Q_BB b + (gradient - Q_BB beta)'b,  0 <= b <= C,  y'b = y'beta
+    // from b = beta to options.tolerance (KKT gap of the subproblem) or options.max_iterations,
+    // without shrinking. Returns b as beta, with iterations, status and the subproblem's gap.
+    virtual SmoResult solve_smo_working_set(const DeviceMatrix& K, const Vector& y,
+                                            const Vector& beta, const Vector& gradient,
+                                            const SmoOptions& options) = 0;
+
+    // X(:, cols[k]) = source(:, k) for every k (distinct indices within X; source has X's rows):
+    // writes kernel columns into the slots of a device-resident cache.
+    virtual void assign_columns(DeviceMatrix& X, const IndexVector& cols,
+                                const DeviceMatrix& source) = 0;
+
     // ---- batches of small independent problems ---------------------------------------------
     // A batch of P equal-shaped blocks (rows x cols each) is one matrix of rows x (cols P), block
     // p in columns [p cols, (p + 1) cols). One call serves the whole batch: on CUDA a few
@@ -172,8 +188,9 @@ public:
 
     // SMO with kernel columns computed on demand from X (n x d) and cached (options.cache_mb),
     // for n too large for a full kernel matrix. The CUDA backend forms the n x n kernel in device
-    // memory and throws OutOfDeviceMemory (with the bytes it needed) when that would not fit;
-    // the CPU backend then still solves the problem.
+    // memory when it fits, and otherwise runs solve_smo_decomposition with a kernel-column cache
+    // in the free device memory (OutOfDeviceMemory, with the bytes it needed, when not even the
+    // working set's columns fit); the CPU backend runs LIBSVM's scheme with its column cache.
     virtual SmoResult solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,
                                 const SmoOptions& options, const Vector* warm_start = nullptr) = 0;
 };
