@@ -409,7 +409,7 @@ public:
     }
 
     DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
-                                   const DeviceMatrix& Z) override {
+                                   const DeviceMatrix& Z, Precision precision) override {
         const Index d = detail::check_scaled_gram_batch(A, B, Z);
         const Index P = Z.cols();
         const Index l = B.rows();
@@ -418,11 +418,13 @@ public:
         for (Index p = 0; p < P; ++p) {
             const auto z = view(Z).col(p).asDiagonal();
             const Matrix SA = view(block(A, d, p)) * z;
-            if (&A == &B) {
-                out.middleCols(p * l, l).noalias() = SA * SA.transpose();
+            const Matrix SB = &A == &B ? Matrix() : Matrix(view(block(B, d, p)) * z);
+            const Matrix& rhs = &A == &B ? SA : SB;
+            if (precision == Precision::Float32) {
+                const Eigen::MatrixXf a = SA.cast<float>(), b = rhs.cast<float>();
+                out.middleCols(p * l, l) = (a * b.transpose()).cast<double>();
             } else {
-                const Matrix SB = view(block(B, d, p)) * z;
-                out.middleCols(p * l, l).noalias() = SA * SB.transpose();
+                out.middleCols(p * l, l).noalias() = SA * rhs.transpose();
             }
         }
         return K;

@@ -208,7 +208,7 @@ public:
     SplitBlocks split_batch(const DeviceMatrix& X, const std::vector<IndexVector>& train_rows,
                             const std::vector<IndexVector>& test_rows, bool standardize) override;
     DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
-                                   const DeviceMatrix& Z) override;
+                                   const DeviceMatrix& Z, Precision precision) override;
     DeviceMatrix kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,
                               const DeviceMatrix& B) override;
     DeviceMatrix gather_blocks(const DeviceMatrix& K, Index block_width, const IndexVector& source,
@@ -783,7 +783,7 @@ SplitBlocks CudaBackend::split_batch(const DeviceMatrix& X, const std::vector<In
 // Batches (backend.hpp): the column scaling of every block in one pass (Z's column-major order
 // is the order of the batch's columns), then one strided-batched GEMM.
 DeviceMatrix CudaBackend::scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
-                                            const DeviceMatrix& Z) {
+                                            const DeviceMatrix& Z, Precision precision) {
     DeviceGuard guard(device_);
     const Index d = detail::check_scaled_gram_batch(A, B, Z);
     require_device_memory(A, "A", "scaled_gram_batch");
@@ -801,6 +801,29 @@ DeviceMatrix CudaBackend::scaled_gram_batch(const DeviceMatrix& A, const DeviceM
     if (d == 0) {
         ZN_CUDA_TRY(cudaMemsetAsync(K.data(), 0, static_cast<std::size_t>(K.size()) * sizeof(double),
                                     stream_));
+        sync();
+        return K;
+    }
+    if (precision == Precision::Float32) {
+        // Single-precision scaled copies and product in the workspace (each part starting on a
+        // 256-byte boundary), widened into K.
+        const auto round_up = [](std::size_t floats) { return (floats + 63) / 64 * 64; };
+        const std::size_t a = round_up(static_cast<std::size_t>(A.size()));
+        const std::size_t b = symmetric ? 0 : round_up(static_cast<std::size_t>(B.size()));
+        const std::size_t k = static_cast<std::size_t>(K.size());
+        float* As = reinterpret_cast<float*>(batch_workspace((a + b + k + 1) / 2));
+        float* Bs = symmetric ? As : As + a;
+        float* Kf = As + a + b;
+        scale_columns_to_float(A.data(), m, d * P, Z.data(), As, stream_);
+        if (!symmetric) scale_columns_to_float(B.data(), l, d * P, Z.data(), Bs, stream_);
+        const float one = 1.0f;
+        const float zero = 0.0f;
+        ZN_CUBLAS_TRY(cublasSgemmStridedBatched(
+            blas_, CUBLAS_OP_N, CUBLAS_OP_T, blas_int(m, "scaled_gram_batch"),
+            blas_int(l, "scaled_gram_batch"), blas_int(d, "scaled_gram_batch"), &one, As,
+            blas_int(m, "scaled_gram_batch"), m * d, Bs, blas_int(l, "scaled_gram_batch"), l * d,
+            &zero, Kf, blas_int(m, "scaled_gram_batch"), m * l, blas_int(P, "scaled_gram_batch")));
+        widen(Kf, K.data(), K.size(), stream_);
         sync();
         return K;
     }

@@ -37,6 +37,11 @@ void gather_rows(const double* X, i64 rows, i64 cols, const i64* row_idx, i64 n_
 // out(i, j) = A(i, j) * z[j] * w[j] for A rows x cols; z or w may be null (= all ones).
 void scale_columns(const double* A, i64 rows, i64 cols, const double* z, const double* w,
                    double* out, cudaStream_t stream);
+// out(i, j) = float(A(i, j) * z[j]) for A rows x cols (z null: all ones).
+void scale_columns_to_float(const double* A, i64 rows, i64 cols, const double* z, float* out,
+                            cudaStream_t stream);
+// out[e] = in[e] for n entries (single to double precision).
+void widen(const float* in, double* out, i64 n, cudaStream_t stream);
 // Training (n x d P) and test (m x d P) blocks of P splits of X (N x d): rows train_rows[p n ..]
 // and test_rows[p m ..] of X, standardised with the training rows' statistics when asked
 // (Backend::split_batch).

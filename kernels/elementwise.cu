@@ -114,6 +114,16 @@ __global__ void row_squared_norms_kernel(const double* A, i64 rows, i64 cols, do
     }
 }
 
+__global__ void scale_columns_to_float_kernel(const double* A, i64 rows, i64 cols,
+                                              const double* z, float* out) {
+    for (i64 e = global_thread(); e < rows * cols; e += grid_stride())
+        out[e] = static_cast<float>(z != nullptr ? A[e] * z[e / rows] : A[e]);
+}
+
+__global__ void widen_kernel(const float* in, double* out, i64 n) {
+    for (i64 e = global_thread(); e < n; e += grid_stride()) out[e] = static_cast<double>(in[e]);
+}
+
 __global__ void row_squared_norms_batch_kernel(const double* A, i64 rows, i64 cols, i64 batch,
                                                double* out) {
     for (i64 k = global_thread(); k < rows * batch; k += grid_stride()) {
@@ -222,6 +232,20 @@ void row_squared_norms(const double* A, i64 rows, i64 cols, double* out, cudaStr
     if (rows == 0) return;
     row_squared_norms_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(A, rows, cols, out);
     ZN_CUDA_CHECK_LAUNCH("row_squared_norms_kernel");
+}
+
+void scale_columns_to_float(const double* A, i64 rows, i64 cols, const double* z, float* out,
+                            cudaStream_t stream) {
+    if (rows * cols == 0) return;
+    scale_columns_to_float_kernel<<<blocks_for(rows * cols), kThreads, 0, stream>>>(A, rows, cols,
+                                                                                    z, out);
+    ZN_CUDA_CHECK_LAUNCH("scale_columns_to_float_kernel");
+}
+
+void widen(const float* in, double* out, i64 n, cudaStream_t stream) {
+    if (n == 0) return;
+    widen_kernel<<<blocks_for(n), kThreads, 0, stream>>>(in, out, n);
+    ZN_CUDA_CHECK_LAUNCH("widen_kernel");
 }
 
 void row_squared_norms_batch(const double* A, i64 rows, i64 cols, i64 batch, double* out,

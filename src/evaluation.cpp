@@ -77,6 +77,10 @@ SelectionEvaluation evaluate_selection(BackendKind kind, int device, const Datas
                          (options.schedule == Schedule::Auto && kind == BackendKind::Cuda &&
                           not_batched.empty());
 
+    ZN_EXPECTS(batched || options.gram_precision == Precision::Float64,
+               "evaluate_selection: single-precision Grams are an option of the batched schedule, "
+               "which does not run here"
+                   << (not_batched.empty() ? std::string() : ": " + not_batched));
     SelectionEvaluation result;
     if (batched) {
         auto backend = make_backend(kind, device);

@@ -81,7 +81,7 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
                 Z(path.alive()[k], Index(p)) = path.z()[Index(k)];
         });
         const DeviceMatrix Z_dev = backend.upload(Z);
-        const DeviceMatrix K = backend.scaled_gram_batch(X_train, X_train, Z_dev);
+        const DeviceMatrix K = backend.scaled_gram_batch(X_train, X_train, Z_dev, options.gram_precision);
         clock.lap(phases.gram);
         const std::vector<SmoResult> duals =
             solve_dense_dual_batch(backend, K, c.y_train, inner, &beta, active);
@@ -135,12 +135,12 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
         for (Index p = 0; p < P; ++p)
             for (Index j : rankings[std::size_t(p)].selected[pos]) mask(j, p) = 1.0;
         const DeviceMatrix mask_dev = backend.upload(mask);
-        const DeviceMatrix K = backend.scaled_gram_batch(X_train, X_train, mask_dev);
+        const DeviceMatrix K = backend.scaled_gram_batch(X_train, X_train, mask_dev, options.gram_precision);
         const std::vector<SmoResult> duals = solve_dense_dual_batch(backend, K, c.y_train, final_dual);
         Matrix coef(n, P);
         for (Index p = 0; p < P; ++p)
             coef.col(p) = duals[std::size_t(p)].beta.cwiseProduct(c.y_train.col(p));
-        const DeviceMatrix K_test = backend.scaled_gram_batch(X_test, X_train, mask_dev);
+        const DeviceMatrix K_test = backend.scaled_gram_batch(X_test, X_train, mask_dev, options.gram_precision);
         const DeviceMatrix coef_dev = backend.upload(coef);
         DeviceMatrix F = backend.allocate(m, P);
         backend.gemm_batch(P, false, false, 1.0, K_test, coef_dev, 0.0, F);

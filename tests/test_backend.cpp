@@ -178,6 +178,15 @@ TEST_P(BackendPrimitives, ScaledGramBatchMatchesBlockByBlock) {
         EXPECT_LT((K.middleCols(p * m, m) - SA * SA.transpose()).cwiseAbs().maxCoeff(), 1e-12);
         EXPECT_LT((KB.middleCols(p * l, l) - SA * SB.transpose()).cwiseAbs().maxCoeff(), 1e-12);
     }
+    // Single precision: float rounding (|K| <= 70 here, so errors of order 70 x 6e-8), and
+    // really single: some entry differs from the double product.
+    const Matrix K32 = backend->download(backend->scaled_gram_batch(dA, dA, dZ, Precision::Float32));
+    const Matrix KB32 = backend->download(backend->scaled_gram_batch(dA, dB, dZ, Precision::Float32));
+    EXPECT_LT((K32 - K).cwiseAbs().maxCoeff(), 1e-4);
+    EXPECT_LT((KB32 - KB).cwiseAbs().maxCoeff(), 1e-4);
+    EXPECT_GT((K32 - K).cwiseAbs().maxCoeff(), 1e-12);
+    for (Index p = 0; p < P; ++p)  // each entry is a float
+        EXPECT_EQ(KB32(p, p * l), double(float(KB32(p, p * l))));
     EXPECT_THROW(backend->scaled_gram_batch(dA, dB, backend->upload(Matrix(Z.topRows(d - 1)))),
                  DimensionMismatch);
 }

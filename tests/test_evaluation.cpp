@@ -109,6 +109,35 @@ TEST_P(EvaluationSchedules, BatchedEqualsPerSplit) {
         EXPECT_NEAR(batched.path[c].mean_error, per_split.path[c].mean_error, 0.03) << c;
 }
 
+// Single-precision Grams in the batched schedule: the same selections as double precision
+// but for near-ties, the same errors to within a test point on average.
+TEST_P(EvaluationSchedules, SinglePrecisionGramsAgreeWithDouble) {
+    ZN_SEED_TRACE();
+    if (!testing::backend_available(GetParam())) GTEST_SKIP() << "no CUDA device present";
+    const Dataset data = colon();
+    const auto folds = stratified_random_splits(data.y, 8, 50, testing::test_seed());
+    SelectionEvaluationOptions options = arom_options();
+    options.selection.feature_counts = {1000, 100, 20};
+    options.schedule = SelectionEvaluationOptions::Schedule::Batched;
+    const SelectionEvaluation f64 = evaluate_selection(GetParam(), 0, data, folds, options);
+    options.gram_precision = Precision::Float32;
+    const SelectionEvaluation f32 = evaluate_selection(GetParam(), 0, data, folds, options);
+    std::size_t same = 0, total = 0;
+    for (std::size_t f = 0; f < folds.size(); ++f)
+        for (std::size_t c = 0; c < options.selection.feature_counts.size(); ++c) {
+            IndexVector a = f64.splits[f].selected[c], b = f32.splits[f].selected[c];
+            std::sort(a.begin(), a.end());
+            std::sort(b.begin(), b.end());
+            same += a == b;
+            ++total;
+        }
+    EXPECT_GE(double(same), 0.75 * double(total));
+    for (std::size_t c = 0; c < f64.path.size(); ++c)
+        EXPECT_NEAR(f32.path[c].mean_error, f64.path[c].mean_error, 1.0 / 12) << c;
+    options.schedule = SelectionEvaluationOptions::Schedule::PerSplit;
+    EXPECT_THROW(evaluate_selection(GetParam(), 0, data, folds, options), InvalidArgument);
+}
+
 TEST_P(EvaluationSchedules, BatchedRefusesWhatItCannotRun) {
     if (!testing::backend_available(GetParam())) GTEST_SKIP() << "no CUDA device present";
     const Dataset data = colon();

@@ -21,6 +21,11 @@ std::string to_string(BackendKind kind);
 
 class Backend;
 
+// Arithmetic of a product: Float32 rounds the operands to single precision and accumulates in
+// single precision (about 7 significant digits, half the memory traffic, and on GPUs up to twice
+// the rate or more), the result stored as double.
+enum class Precision { Float64, Float32 };
+
 // A dense column-major double matrix (leading dimension = rows) in a backend's memory: host
 // memory for the CPU backend, device memory for CUDA. Copies share the storage.
 class DeviceMatrix {
@@ -149,9 +154,11 @@ public:
 
     // Linear kernels of column-rescaled data, block by block: K_p = (A_p diag z_p)(B_p diag z_p)'
     // for p < P = Z.cols(), A m x (d P), B l x (d P), Z d x P (column p is z_p; zeros drop
-    // features). Returns m x (l P). &A == &B gives the P Gram matrices.
+    // features). Returns m x (l P). &A == &B gives the P Gram matrices. `precision` is the
+    // products' arithmetic.
     virtual DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
-                                           const DeviceMatrix& Z) = 0;
+                                           const DeviceMatrix& Z,
+                                           Precision precision = Precision::Float64) = 0;
 
     // Kernel matrices block by block: K_p = k(A_p, B_p) for p < batch, A m x (d batch) and
     // B l x (d batch) (blocks of d features): returns m x (l batch). &A == &B gives the batch's

@@ -40,6 +40,11 @@ public:
                         "cuda where it applies")
             ->check(CLI::IsMember({"auto", "per-split", "batched"}))
             ->capture_default_str();
+        app->add_option("--precision", precision,
+                        "Arithmetic of the batched l2-arom schedule's Gram matrices (float32: "
+                        "single precision, the duals and weights still in double)")
+            ->check(CLI::IsMember({"float64", "float32"}))
+            ->capture_default_str();
         selection.add_to(*app, {"svm", "l2-arom", "l1-arom", "rfe", "corr"}, false, false);
         selection.method = "svm";
         svm.add_to(*app, true);
@@ -57,6 +62,8 @@ public:
         ZN_EXPECTS(plain_svm || svm.C_grid.size() <= 1,
                    "a grid of C values (-C " << svm.C_grid.size() << " values) is for --method svm; "
                    << selection.method << " takes one C");
+        ZN_EXPECTS(!plain_svm || precision == "float64",
+                   "--precision float32 is for the batched l2-arom schedule, not --method svm");
         ZN_EXPECTS(plain_svm || !selection.feature_counts.empty(),
                    "--method " << selection.method << " needs --features R1,R2,...");
         open_backend(common);  // fails early (exit code 4) when the backend cannot start
@@ -133,6 +140,7 @@ private:
         options.standardize = preprocess.standardize;
         options.threads = threads;
         options.schedule = parsed_schedule();
+        options.gram_precision = precision == "float32" ? Precision::Float32 : Precision::Float64;
         progress(common, scheme(split.size()) + " of " + selection.method + " on " +
                              to_string(parse_backend_kind(common.backend)));
         const auto on_split = [this](std::size_t f, std::size_t n, const SplitEvaluation& r) {
@@ -223,6 +231,7 @@ private:
             j["seconds"] = result.seconds;
             j["splits_per_second"] = fits / result.seconds;
             j["schedule"] = result.batched ? "batched" : "per-split";
+            j["precision"] = precision;
             if (result.batched) {
                 const BatchPhaseSeconds& b = result.batch_phases;
                 j["batch_seconds"] = {{"data", b.data},       {"gram", b.gram},
@@ -253,6 +262,7 @@ private:
     Index train_size = 0;
     int threads = 0;
     std::string schedule = "auto";
+    std::string precision = "float64";
     SelectionCliOptions selection;
     SvmCliOptions svm;
     PreprocessOptions preprocess;

@@ -222,6 +222,11 @@ PYEOF
 expect_grep cv_path_batched err 'split 12/12'
 py cv_path_batched 'd["schedule"] == "batched" and d["batch_seconds"]["iterations"] >= 1'
 py cv_path 'd["schedule"] == "per-split" and "batch_seconds" not in d'
+run cv_path_float32 cv "$DATA/colon/colon.csv" --method l2-arom --features 100,20 --splits 12 --train-size 50 --ridge 1e-3 --log10 --standardize --seed 2 --json --schedule batched --precision float32
+expect_rc cv_path_float32 0
+py cv_path_float32 'd["precision"] == "float32" and all(0 <= r["mean_error"] < 0.35 for r in d["results"])'
+run cv_svm_float32 cv "$DATA/colon/colon.csv" --splits 2 --train-size 50 --precision float32
+expect_rc cv_svm_float32 1
 run cv_path_batched_bad cv "$DATA/colon/colon.csv" --method l2-arom --features 20 --splits 2 --train-size 50 --log10 --schedule batched
 expect_rc cv_path_batched_bad 1
 expect_grep cv_path_batched_bad err 'batched schedule cannot run'
