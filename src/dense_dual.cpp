@@ -106,6 +106,10 @@ std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const 
 
 }  // namespace
 
+bool tries_newton(const SmoOptions& options, Index n) {
+    return options.tolerance < kCoarseTolerances[0] && n <= kMaxNewtonSize;
+}
+
 SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector& y,
                            const SmoOptions& options, const Vector* warm_start) {
     const Matrix warm = warm_start != nullptr ? Matrix(*warm_start) : Matrix();
@@ -117,11 +121,11 @@ SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector
 std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatrix& K,
                                               const Matrix& Y, const SmoOptions& options,
                                               const Matrix* warm_start,
-                                              const std::vector<char>& active) {
+                                              const std::vector<char>& active,
+                                              const Matrix* K_host) {
     const Index n = Y.rows();
     const Index P = Y.cols();
-    if (options.tolerance >= kCoarseTolerances[0] || n > kMaxNewtonSize)
-        return backend.solve_smo_batch(K, Y, options, warm_start, active);
+    if (!tries_newton(options, n)) return backend.solve_smo_batch(K, Y, options, warm_start, active);
     std::vector<char> open(static_cast<std::size_t>(P), 1);  // not finished by a Newton step
     if (!active.empty()) open = active;
     std::vector<char> staged = open;  // open and its last coarse SMO succeeded
@@ -129,7 +133,7 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
     std::vector<std::int64_t> iterations(static_cast<std::size_t>(P), 0);
     Matrix beta = warm_start != nullptr ? *warm_start : Matrix::Zero(n, P);
     bool started = warm_start != nullptr;
-    Matrix K_host;  // downloaded once, at the first Newton attempt
+    Matrix K_downloaded;  // at the first Newton attempt, unless the caller gave K_host
     for (const double coarse_tolerance : kCoarseTolerances) {
         if (coarse_tolerance <= options.tolerance) break;
         if (std::none_of(staged.begin(), staged.end(), [](char c) { return c != 0; })) break;
@@ -138,7 +142,10 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
         const std::vector<SmoResult> current =
             backend.solve_smo_batch(K, Y, coarse, started ? &beta : nullptr, staged);
         started = true;
-        if (K_host.size() == 0) K_host = backend.download(K);
+        if (K_host == nullptr) {
+            K_downloaded = backend.download(K);
+            K_host = &K_downloaded;
+        }
         parallel_for(std::size_t(P), 0, [&](std::size_t p) {
             if (!staged[p]) return;
             const SmoResult& r = current[p];
@@ -149,7 +156,7 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
                 return;
             }
             if (auto finished =
-                    newton_finish(K_host.middleCols(Index(p) * n, n), Y.col(Index(p)), options, r)) {
+                    newton_finish(K_host->middleCols(Index(p) * n, n), Y.col(Index(p)), options, r)) {
                 finished->iterations = iterations[p];
                 results[p] = std::move(*finished);
                 open[p] = 0;

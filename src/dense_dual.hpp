@@ -19,6 +19,11 @@
 
 namespace zeronorm::detail {
 
+// True when solve_dense_dual attempts Newton finishes for problems of size n under `options`
+// (a tolerance below the first coarse stage, n small enough for dense factorisations); else it
+// is plain SMO and never reads the kernels on the host.
+bool tries_newton(const SmoOptions& options, Index n);
+
 SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector& y,
                            const SmoOptions& options, const Vector* warm_start = nullptr);
 
@@ -26,9 +31,12 @@ SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector
 // form above runs with one problem: each SMO stage is one batched solve over the problems still
 // open, the Newton finishes run on the host in parallel from one download of the kernels, and
 // the problems no Newton step finished get one batched SMO to the requested tolerance.
+// K_host, when given, is K already downloaded (a caller solving several C on one batch of
+// kernels downloads them once).
 std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatrix& K,
                                               const Matrix& Y, const SmoOptions& options,
                                               const Matrix* warm_start = nullptr,
-                                              const std::vector<char>& active = {});
+                                              const std::vector<char>& active = {},
+                                              const Matrix* K_host = nullptr);
 
 }  // namespace zeronorm::detail

@@ -122,11 +122,16 @@ private:
                 for (std::size_t i = 0; i < g.test[q].size(); ++i)
                     Y_eval(Index(i), Index(q)) = y_train_(g.test[q][i], g.split[q]);
             }
+            // Downloaded once for every C's Newton steps.
+            const Matrix K_train_host =
+                tries_newton(options_.svm.smo, Y.rows()) ? backend_.download(K_train) : Matrix();
             clock_.lap(phases_.kernels);
             Matrix warm;  // the previous (smaller) C's solutions: still feasible for this C
             for (std::size_t c = 0; c < G; ++c) {
-                const std::vector<SmoResult> duals = solve_dense_dual_batch(
-                    backend_, K_train, Y, smo_for(grid_[c]), c > 0 ? &warm : nullptr);
+                const std::vector<SmoResult> duals =
+                    solve_dense_dual_batch(backend_, K_train, Y, smo_for(grid_[c]),
+                                           c > 0 ? &warm : nullptr, {},
+                                           K_train_host.size() ? &K_train_host : nullptr);
                 warm.resize(Y.rows(), Y.cols());
                 for (std::size_t q = 0; q < duals.size(); ++q) {
                     record(std::size_t(g.split[q]), duals[q]);
@@ -155,12 +160,14 @@ private:
     // C), then all test decisions in one product.
     void fit_final() {
         std::vector<SmoResult> finals(out_.size());
+        const Matrix K_host = tries_newton(options_.svm.smo, n()) ? backend_.download(K_) : Matrix();
         for (const double C : grid_) {
             std::vector<char> chosen(out_.size(), 0);
             for (std::size_t p = 0; p < out_.size(); ++p) chosen[p] = out_[p].C == C;
             if (std::none_of(chosen.begin(), chosen.end(), [](char c) { return c != 0; })) continue;
             std::vector<SmoResult> duals =
-                solve_dense_dual_batch(backend_, K_, y_train_, smo_for(C), nullptr, chosen);
+                solve_dense_dual_batch(backend_, K_, y_train_, smo_for(C), nullptr, chosen,
+                                       K_host.size() ? &K_host : nullptr);
             for (std::size_t p = 0; p < out_.size(); ++p)
                 if (chosen[p]) finals[p] = std::move(duals[p]);
         }
@@ -214,9 +221,10 @@ std::vector<SvmSplitEvaluation> evaluate_svm_batched(
     const std::size_t n = splits.front().train.size();
     const std::size_t m = splits.front().test.size();
     const std::size_t d = std::size_t(data.n_features());
-    // Per split: its blocks, training and test kernels, and the inner sub-blocks (at most n x n
-    // over all its folds for training and n x n for the held-out parts).
-    const std::size_t per_split = ((n + m) * d + 4 * n * n + m * n) * sizeof(double);
+    // Per split: its blocks, training and test kernels, and the inner sub-blocks: over F folds
+    // (F - 1)^2 / F n^2 for training and (F - 1) / F n^2 for the held-out parts, so under F n^2.
+    const std::size_t F = std::size_t(options.inner_folds);
+    const std::size_t per_split = ((n + m) * d + (F + 1) * n * n + m * n) * sizeof(double);
     const DeviceMatrix X = backend.upload(data.X);
     return run_in_chunks<SvmSplitEvaluation>(
         splits.size(), per_split,
