@@ -73,14 +73,17 @@ SelectionEvaluation evaluate_selection(BackendKind kind, int device, const Datas
     const std::string not_batched = detail::why_not_batched(data, folds, options);
     ZN_EXPECTS(options.schedule != Schedule::Batched || not_batched.empty(),
                "evaluate_selection: the batched schedule cannot run this problem: " << not_batched);
+    // Auto: batched on CUDA, and wherever single-precision Grams are asked for (they exist in
+    // the batched schedule only).
+    const bool single = options.gram_precision == Precision::Float32;
     const bool batched = options.schedule == Schedule::Batched ||
-                         (options.schedule == Schedule::Auto && kind == BackendKind::Cuda &&
-                          not_batched.empty());
-
-    ZN_EXPECTS(batched || options.gram_precision == Precision::Float64,
+                         (options.schedule == Schedule::Auto &&
+                          (kind == BackendKind::Cuda || single) && not_batched.empty());
+    ZN_EXPECTS(batched || !single,
                "evaluate_selection: single-precision Grams are an option of the batched schedule, "
-               "which does not run here"
-                   << (not_batched.empty() ? std::string() : ": " + not_batched));
+               "which does not run here: "
+                   << (not_batched.empty() ? std::string("the per-split schedule was asked for")
+                                           : not_batched));
     SelectionEvaluation result;
     if (batched) {
         auto backend = make_backend(kind, device);

@@ -121,7 +121,9 @@ TEST_P(EvaluationSchedules, SinglePrecisionGramsAgreeWithDouble) {
     options.schedule = SelectionEvaluationOptions::Schedule::Batched;
     const SelectionEvaluation f64 = evaluate_selection(GetParam(), 0, data, folds, options);
     options.gram_precision = Precision::Float32;
+    options.schedule = SelectionEvaluationOptions::Schedule::Auto;  // batched, for float32
     const SelectionEvaluation f32 = evaluate_selection(GetParam(), 0, data, folds, options);
+    EXPECT_TRUE(f32.batched);
     std::size_t same = 0, total = 0;
     for (std::size_t f = 0; f < folds.size(); ++f)
         for (std::size_t c = 0; c < options.selection.feature_counts.size(); ++c) {
@@ -135,6 +137,9 @@ TEST_P(EvaluationSchedules, SinglePrecisionGramsAgreeWithDouble) {
     for (std::size_t c = 0; c < f64.path.size(); ++c)
         EXPECT_NEAR(f32.path[c].mean_error, f64.path[c].mean_error, 1.0 / 12) << c;
     options.schedule = SelectionEvaluationOptions::Schedule::PerSplit;
+    EXPECT_THROW(evaluate_selection(GetParam(), 0, data, folds, options), InvalidArgument);
+    options.schedule = SelectionEvaluationOptions::Schedule::Auto;
+    options.selection.method = SelectionMethod::Rfe;  // never batched
     EXPECT_THROW(evaluate_selection(GetParam(), 0, data, folds, options), InvalidArgument);
 }
 

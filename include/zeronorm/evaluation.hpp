@@ -30,8 +30,8 @@ struct SelectionEvaluationOptions {
     Schedule schedule = Schedule::Auto;
     // Arithmetic of the batched schedule's Gram matrices (every AROM iteration's and the final
     // classifiers'); the duals, weights and bookkeeping stay in double. Float32 is for the
-    // batched schedule only (InvalidArgument otherwise); its effect on the selections and
-    // errors is measured in bench/RESULTS.md.
+    // batched schedule only (Auto then picks it on either backend; InvalidArgument where it
+    // cannot run); its effect on the selections and errors is measured in bench/RESULTS.md.
     Precision gram_precision = Precision::Float64;
 
     void validate(Index n_features) const;

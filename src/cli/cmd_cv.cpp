@@ -42,7 +42,8 @@ public:
             ->capture_default_str();
         app->add_option("--precision", precision,
                         "Arithmetic of the batched l2-arom schedule's Gram matrices (float32: "
-                        "single precision, the duals and weights still in double)")
+                        "single precision, the duals and weights still in double; under "
+                        "--schedule auto it picks the batched schedule)")
             ->check(CLI::IsMember({"float64", "float32"}))
             ->capture_default_str();
         selection.add_to(*app, {"svm", "l2-arom", "l1-arom", "rfe", "corr"}, false, false);
