@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "random.hpp"
+#include "split_runner.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/cross_validation.hpp"
 #include "zeronorm/error.hpp"
@@ -179,6 +180,40 @@ TEST(CrossValidationRandomSplits, Errors) {
     EXPECT_THROW(zeronorm::stratified_random_splits(y, 2, -1, 0), zeronorm::InvalidArgument);
     EXPECT_NO_THROW(zeronorm::stratified_random_splits(y, 2, 5, 0));
     EXPECT_NO_THROW(zeronorm::stratified_random_splits(y, 2, 1, 0));
+}
+
+// The chunking of the batched schedules: every split once, in order, in chunks of as many as
+// fit the byte budget (at least one), each chunk's wall time shared out, the callback after each.
+TEST(BatchChunks, EverySplitOnceInOrderWithinTheBudget) {
+    struct Result {
+        std::size_t index = 0;
+        double seconds = -1.0;
+    };
+    for (const std::size_t per_split : {zeronorm::detail::kBatchChunkBytes / 3 + 1,
+                                        zeronorm::detail::kBatchChunkBytes * 2, std::size_t(0)}) {
+        std::vector<std::size_t> chunk_sizes, reported;
+        const std::vector<Result> out = zeronorm::detail::run_in_chunks<Result>(
+            7, per_split,
+            [&](std::size_t first, std::size_t count) {
+                chunk_sizes.push_back(count);
+                std::vector<Result> part(count);
+                for (std::size_t k = 0; k < count; ++k) part[k].index = first + k;
+                return part;
+            },
+            [&](std::size_t f, const Result& r) {
+                EXPECT_EQ(r.index, f);
+                reported.push_back(f);
+            });
+        ASSERT_EQ(out.size(), 7u);
+        for (std::size_t f = 0; f < out.size(); ++f) {
+            EXPECT_EQ(out[f].index, f);
+            EXPECT_GE(out[f].seconds, 0.0);
+        }
+        EXPECT_EQ(reported, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6}));
+        const std::size_t expected = per_split == 0 ? 7 : per_split > zeronorm::detail::kBatchChunkBytes ? 1 : 2;
+        for (std::size_t k = 0; k + 1 < chunk_sizes.size(); ++k) EXPECT_EQ(chunk_sizes[k], expected);
+        EXPECT_LE(chunk_sizes.back(), expected);
+    }
 }
 
 TEST(CrossValidationSvm, MatchesAHandWrittenLoop) {
