@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "decomposition_smo.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/io.hpp"
@@ -227,30 +229,30 @@ Dataset head(const Dataset& data, Index n) {
 int main(int argc, char** argv) {
     // LIBSVM and LIBLINEAR run on one thread: so do our products (see set_cpu_blas_threads).
     zeronorm::set_cpu_blas_threads(1);
-    if (argc < 2) {
-        std::cerr << "usage: compare_peers DATA_DIR [--json FILE] [--max-train N] [--sets a,b] "
-                     "[--solvers smo,decomposition,dcd] [--backend cpu|cuda] [--only ours|peer]\n";
-        return 1;
-    }
-    const std::string dir = argv[1];
-    std::string json_path, sets = "sonar,ionosphere,a9a,ijcnn1", solvers = "smo,dcd";
-    std::string backend_name = "cpu";
-    Sides sides;
+    std::string dir, json_path, sets = "sonar,ionosphere,a9a,ijcnn1", solvers = "smo,dcd";
+    std::string backend_name = "cpu", only;
     Index max_train = 0;
-    for (int i = 2; i + 1 < argc; i += 2) {
-        const std::string flag = argv[i];
-        if (flag == "--json") json_path = argv[i + 1];
-        else if (flag == "--max-train") max_train = std::stol(argv[i + 1]);
-        else if (flag == "--sets") sets = argv[i + 1];
-        else if (flag == "--solvers") solvers = argv[i + 1];
-        else if (flag == "--backend") backend_name = argv[i + 1];
-        else if (flag == "--only" && std::string(argv[i + 1]) == "ours") sides.peer = false;
-        else if (flag == "--only" && std::string(argv[i + 1]) == "peer") sides.ours = false;
-        else {
-            std::cerr << "compare_peers: unknown option " << flag << "\n";
-            return 1;
-        }
+    CLI::App app{"zeronorm's solvers side by side with LIBSVM and LIBLINEAR"};
+    app.add_option("data_dir", dir, "Directory of the data sets")->required();
+    app.add_option("--json", json_path, "The raw numbers to this file");
+    app.add_option("--max-train", max_train, "Training rows of the large sets (0: all)")
+        ->capture_default_str();
+    app.add_option("--sets", sets, "Data sets, comma-separated")->capture_default_str();
+    app.add_option("--solvers", solvers, "smo, decomposition, dcd (comma-separated)")
+        ->capture_default_str();
+    app.add_option("--backend", backend_name, "Where our SMO runs")
+        ->check(CLI::IsMember({"cpu", "cuda"}))
+        ->capture_default_str();
+    app.add_option("--only", only, "Run one side of each comparison")
+        ->check(CLI::IsMember({"ours", "peer"}));
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
     }
+    Sides sides;
+    sides.peer = only != "ours";
+    sides.ours = only != "peer";
     auto backend = make_backend(parse_backend_kind(backend_name));
     std::cerr << "compare_peers: SMO on " << backend->description() << "\n";
     std::vector<Row> rows;

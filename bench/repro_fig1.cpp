@@ -23,11 +23,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "bench_util.hpp"
 #include "zeronorm/backend.hpp"
@@ -52,27 +55,23 @@ struct Config {
 
 Config parse(int argc, char** argv) {
     Config c;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        const auto value = [&]() -> std::string {
-            if (i + 1 >= argc) throw zn::InvalidArgument(a + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--trials") c.trials = std::stoi(value());
-        else if (a == "--test") c.test_size = std::stol(value());
-        else if (a == "--sizes") {
-            c.sizes.clear();
-            for (const auto& s : zn::bench::split_list(value())) c.sizes.push_back(std::stol(s));
-        } else if (a == "--problems") c.problems = zn::bench::split_list(value());
-        else if (a == "--seed") c.seed = std::stoull(value());
-        else if (a == "--basis") c.basis = value();
-        else throw zn::InvalidArgument("unknown argument " + a + " (see the header of repro_fig1.cpp)");
+    CLI::App app{"Weston et al. 2003, Figure 1 (see the header of repro_fig1.cpp)"};
+    app.add_option("--trials", c.trials, "Trials per training-set size")->capture_default_str();
+    app.add_option("--test", c.test_size, "Test points per trial")->capture_default_str();
+    app.add_option("--sizes", c.sizes, "Training-set sizes")->delimiter(',')->capture_default_str();
+    app.add_option("--problems", c.problems, "Target functions, letters a..f")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"a", "b", "c", "d", "e", "f"}))
+        ->capture_default_str();
+    app.add_option("--seed", c.seed, "Random seed")->capture_default_str();
+    app.add_option("--basis", c.basis, "Feature-space basis of the explicit map")
+        ->check(CLI::IsMember({"multinomial", "tuples", "both"}))
+        ->capture_default_str();
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        std::exit(app.exit(e));
     }
-    if (c.basis != "multinomial" && c.basis != "tuples" && c.basis != "both")
-        throw zn::InvalidArgument("--basis must be multinomial, tuples or both");
-    for (const auto& p : c.problems)
-        if (p.size() != 1 || p[0] < 'a' || p[0] > 'f')
-            throw zn::InvalidArgument("--problems takes letters a..f, got " + p);
     return c;
 }
 

@@ -36,6 +36,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "bench_util.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/error.hpp"
@@ -202,40 +204,24 @@ int main(int argc, char** argv) {
     Index twonorm_n = 0;
     int runs = 20;
     std::uint64_t seed = 2008;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::cerr << arg << " needs a value\n";
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        if (arg == "--data-dir")
-            data_dir = next();
-        else if (arg == "--runs")
-            runs = std::atoi(next().c_str());
-        else if (arg == "--seed")
-            seed = std::strtoull(next().c_str(), nullptr, 10);
-        else if (arg == "--backend")
-            backend_name = next();
-        else if (arg == "--csv")
-            csv_path = next();
-        else if (arg == "--subsets")
-            subsets_path = next();
-        else if (arg == "--speed")
-            speed = true;
-        else if (arg == "--reps")
-            reps = std::max(1, std::atoi(next().c_str()));
-        else if (arg == "--twonorm-n")
-            twonorm_n = Index(std::atol(next().c_str()));
-        else {
-            std::cerr << "usage: repro_huang2008 [--data-dir DIR] [--runs N] [--seed S] "
-                         "[--backend cpu|cuda] [--csv FILE] [--subsets FILE]\n"
-                         "       repro_huang2008 --speed [--reps R] [--twonorm-n N] "
-                         "[--data-dir DIR] [--seed S] [--backend cpu|cuda]\n";
-            return 2;
-        }
+    CLI::App app{"Huang et al. 2008: Tables 1-2 on Ripley (default) or the speed runs (--speed)"};
+    app.add_option("--data-dir", data_dir, "Directory of the data sets")->capture_default_str();
+    app.add_option("--runs", runs, "Random subsets per size (Tables 1-2)")->capture_default_str();
+    app.add_option("--seed", seed, "Random seed")->capture_default_str();
+    app.add_option("--backend", backend_name, "cpu or cuda")
+        ->check(CLI::IsMember({"cpu", "cuda"}))
+        ->capture_default_str();
+    app.add_option("--csv", csv_path, "Per-run rows to this file");
+    app.add_option("--subsets", subsets_path, "Per-subset rows to this file");
+    app.add_flag("--speed", speed, "Time the L0 and L2 SVMs instead");
+    app.add_option("--reps", reps, "Repetitions of each timed fit (--speed)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--twonorm-n", twonorm_n, "Also time a Twonorm-sized problem of n points (--speed)");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
     }
 
     try {

@@ -45,6 +45,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "bench_util.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/cross_validation.hpp"
@@ -160,37 +162,23 @@ int main(int argc, char** argv) {
     std::string set_list = "pima,colon,sonar,ionosphere,bcw";
     int folds = 10, inner_folds = 3;
     std::uint64_t seed = 2008;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::cerr << arg << " needs a value\n";
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        if (arg == "--data-dir")
-            data_dir = next();
-        else if (arg == "--sets")
-            set_list = next();
-        else if (arg == "--folds")
-            folds = std::atoi(next().c_str());
-        else if (arg == "--inner-folds")
-            inner_folds = std::atoi(next().c_str());
-        else if (arg == "--seed")
-            seed = std::strtoull(next().c_str(), nullptr, 10);
-        else if (arg == "--backend")
-            backend_name = next();
-        else if (arg == "--csv")
-            csv_path = next();
-        else if (arg == "--trace")
-            trace_path = next();
-        else {
-            std::cerr << "usage: repro_huang2008_tables45 [--data-dir DIR] [--sets a,b,...] "
-                         "[--folds 10] [--inner-folds 3] [--seed S] [--backend cpu|cuda] "
-                         "[--csv FILE] [--trace FILE]\n";
-            return 2;
-        }
+    CLI::App app{"Huang et al. 2008, Tables 4-5 and Fig. 5: L2- vs L0-norm SVM"};
+    app.add_option("--data-dir", data_dir, "Directory of the data sets")->capture_default_str();
+    app.add_option("--sets", set_list, "Data sets, comma-separated")->capture_default_str();
+    app.add_option("--folds", folds, "Outer folds")->check(CLI::Range(2, 1000))->capture_default_str();
+    app.add_option("--inner-folds", inner_folds, "Inner folds of the parameter search")
+        ->check(CLI::Range(2, 1000))
+        ->capture_default_str();
+    app.add_option("--seed", seed, "Random seed")->capture_default_str();
+    app.add_option("--backend", backend_name, "cpu or cuda")
+        ->check(CLI::IsMember({"cpu", "cuda"}))
+        ->capture_default_str();
+    app.add_option("--csv", csv_path, "Per-fold rows to this file");
+    app.add_option("--trace", trace_path, "Per-fit trace rows to this file");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
     }
 
     try {

@@ -37,6 +37,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "weston2003_linear_problem.hpp"
 #include "bench_util.hpp"
 #include "zeronorm/backend.hpp"
@@ -65,29 +67,27 @@ struct Config {
 
 Config parse(int argc, char** argv) {
     Config c;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        const auto value = [&]() -> std::string {
-            if (i + 1 >= argc) throw zn::InvalidArgument(a + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--trials") c.trials = std::stoi(value());
-        else if (a == "--test") c.test_size = std::stol(value());
-        else if (a == "--sizes") {
-            c.sizes.clear();
-            for (const auto& s : zn::bench::split_list(value())) c.sizes.push_back(std::stol(s));
-        } else if (a == "--seed") c.seed = std::stoull(value());
-        else if (a == "--ridge") c.ridge = std::stod(value());
-        else if (a == "--final-ridge") c.final_ridge = std::stod(value());
-        else if (a == "--scale") c.scale = value();
-        else if (a == "--methods") c.methods = zn::bench::split_list(value());
-        else if (a == "--csv") c.csv = value();
-        else if (a == "--balanced") c.balanced = true;
-        else if (a == "--time") c.time = true;
-        else throw zn::InvalidArgument("unknown argument " + a + " (see the header of repro_table1.cpp)");
+    CLI::App app{"Weston et al. 2003, Table 1 (see the header of repro_table1.cpp)"};
+    app.add_option("--trials", c.trials, "Trials per training-set size")->capture_default_str();
+    app.add_option("--test", c.test_size, "Test points per trial")->capture_default_str();
+    app.add_option("--sizes", c.sizes, "Training-set sizes")->delimiter(',')->capture_default_str();
+    app.add_option("--seed", c.seed, "Random seed")->capture_default_str();
+    app.add_option("--ridge", c.ridge, "Ridge of the inner SVMs of RFE and AROM")
+        ->capture_default_str();
+    app.add_option("--final-ridge", c.final_ridge, "Ridge of the final classifiers")
+        ->capture_default_str();
+    app.add_option("--scale", c.scale, "Standardise on the training set or the pooled sets")
+        ->check(CLI::IsMember({"train", "pooled"}))
+        ->capture_default_str();
+    app.add_option("--methods", c.methods, "Methods")->delimiter(',')->capture_default_str();
+    app.add_option("--csv", c.csv, "Per-trial rows to this file");
+    app.add_flag("--balanced", c.balanced, "Training sets with n/2 points of each class");
+    app.add_flag("--time", c.time, "Totals in seconds on stderr");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        std::exit(app.exit(e));
     }
-    if (c.scale != "train" && c.scale != "pooled")
-        throw zn::InvalidArgument("--scale must be train or pooled");
     return c;
 }
 
