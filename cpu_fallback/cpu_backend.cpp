@@ -436,9 +436,10 @@ public:
         const Index l = B.rows();
         DeviceMatrix K = allocate_host(A.rows(), l * batch);
         for (Index p = 0; p < batch; ++p) {
-            const DeviceMatrix a = block(A, d, p);
-            const DeviceMatrix b = &A == &B ? a : block(B, d, p);
-            view(K).middleCols(p * l, l) = view(kernel_matrix(spec, a, &A == &B ? a : b, nullptr));
+            const DeviceMatrix a = block(A, d, p);  // passed twice: the symmetric form
+            const DeviceMatrix K_p = &A == &B ? kernel_matrix(spec, a, a, nullptr)
+                                              : kernel_matrix(spec, a, block(B, d, p), nullptr);
+            view(K).middleCols(p * l, l) = view(K_p);
         }
         return K;
     }
@@ -448,13 +449,9 @@ public:
                                const std::vector<IndexVector>& cols) override {
         const auto [r, c] = detail::check_gather_blocks(K, block_width, source, rows, cols);
         DeviceMatrix out = allocate_host(r, c * Index(source.size()));
-        auto dst = view(out);
-        const auto src = view(K);
         for (std::size_t q = 0; q < source.size(); ++q)
-            for (Index j = 0; j < c; ++j)
-                for (Index i = 0; i < r; ++i)
-                    dst(i, Index(q) * c + j) =
-                        src(rows[q][std::size_t(i)], source[q] * block_width + cols[q][std::size_t(j)]);
+            view(out).middleCols(Index(q) * c, c) = view(
+                select_rows(select_columns(block(K, block_width, source[q]), cols[q]), rows[q]));
         return out;
     }
 

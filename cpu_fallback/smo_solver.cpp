@@ -75,9 +75,7 @@ public:
           shrinking_(options.shrinking), n_(y.size()) {
         yp_ = y.cwiseProduct(linear);
         QD_ = kernel_.diagonal().array() + ridge_;
-        max_iterations_ = options.max_iterations > 0
-                              ? options.max_iterations
-                              : std::max<std::int64_t>(10'000'000, 100 * std::int64_t(n_));
+        max_iterations_ = smo_detail::smo_iteration_cap(options, n_);
     }
 
     SmoResult run(const Vector& alpha0) {
@@ -131,8 +129,8 @@ public:
 private:
     bool is_upper(Index i) const { return alpha_[i] >= C_; }
     bool is_lower(Index i) const { return alpha_[i] <= 0.0; }
-    bool in_up(Index t) const { return y_[t] > 0 ? !is_upper(t) : !is_lower(t); }
-    bool in_low(Index t) const { return y_[t] > 0 ? !is_lower(t) : !is_upper(t); }
+    bool in_up(Index t) const { return smo_detail::in_up(y_[t], alpha_[t], C_); }
+    bool in_low(Index t) const { return smo_detail::in_low(y_[t], alpha_[t], C_); }
 
     void update_masks(Index t) {
         up_mask_[t] = in_up(t) ? 0.0 : -kInf;

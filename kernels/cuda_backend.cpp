@@ -121,12 +121,6 @@ void check_smo_options(const SmoOptions& options, const char* where) {
                where << ": max_iterations = " << options.max_iterations << " is negative");
 }
 
-// SMO iterations allowed: the caller's cap, else max(1e7, 100 n) (as the CPU solver).
-i64 smo_iteration_cap(const SmoOptions& options, Index n) {
-    return options.max_iterations > 0 ? options.max_iterations
-                                      : std::max<i64>(10000000, i64{100} * static_cast<i64>(n));
-}
-
 // Fills r (whose beta is set) from the final gradient G and the kernel's outcome.
 void finish_smo_result(SmoResult& r, const Vector& G, const Vector& y,
                        const SmoDeviceOutcome& outcome, double C) {
@@ -158,6 +152,18 @@ DeviceKernel device_kernel(KernelType type) {
         case KernelType::Chi2: return DeviceKernel::Chi2;
     }
     throw InvalidArgument("kernel_matrix: unknown kernel type");
+}
+
+// The column weights sqrt(theta) of the weighted RBF (as the RBF of the scaled data) for a batch
+// of `blocks` blocks of d features (theta repeated per block); empty for other kernels. theta is
+// checked by KernelSpec::validate.
+std::vector<double> weighted_rbf_weights(const KernelSpec& spec, Index d, Index blocks) {
+    std::vector<double> weights;
+    if (spec.type != KernelType::WeightedRbf) return weights;
+    weights.reserve(static_cast<std::size_t>(d * blocks));
+    for (Index p = 0; p < blocks; ++p)
+        for (Index j = 0; j < d; ++j) weights.push_back(std::sqrt(spec.theta[j]));
+    return weights;
 }
 
 KernelParams kernel_params(const KernelSpec& spec) {
@@ -456,19 +462,7 @@ DeviceMatrix CudaBackend::kernel_matrix(const KernelSpec& spec, const DeviceMatr
         require_device_memory(*feature_scale, "feature_scale", "kernel_matrix");
         z = feature_scale->data();
     }
-    std::vector<double> sqrt_theta;
-    if (spec.type == KernelType::WeightedRbf) {
-        ZN_EXPECTS_DIM(spec.theta.size() == d, "kernel_matrix: theta has "
-                                                   << spec.theta.size() << " entries but the data have "
-                                                   << d << " features");
-        sqrt_theta.resize(static_cast<std::size_t>(d));
-        for (Index j = 0; j < d; ++j) {
-            ZN_EXPECTS(std::isfinite(spec.theta[j]) && spec.theta[j] >= 0,
-                       "kernel_matrix: theta[" << j << "] = " << spec.theta[j]
-                                               << " is not a finite weight >= 0");
-            sqrt_theta[static_cast<std::size_t>(j)] = std::sqrt(spec.theta[j]);
-        }
-    }
+    const std::vector<double> sqrt_theta = weighted_rbf_weights(spec, d, 1);
 
     DeviceMatrix K = allocate_matrix(m, l, true, "kernel_matrix");
     if (K.empty()) {
@@ -869,17 +863,7 @@ DeviceMatrix CudaBackend::kernel_batch(const KernelSpec& spec, Index batch, cons
     const double* Ap = A.data();
     const double* Bp = B.data();
     if (spec.type == KernelType::WeightedRbf && d > 0) {
-        ZN_EXPECTS_DIM(spec.theta.size() == d, "kernel_batch: theta has " << spec.theta.size()
-                                                   << " entries but the blocks have " << d
-                                                   << " features");
-        std::vector<double> weights(static_cast<std::size_t>(d * batch));
-        for (Index j = 0; j < d; ++j) {
-            ZN_EXPECTS(std::isfinite(spec.theta[j]) && spec.theta[j] >= 0,
-                       "kernel_batch: theta[" << j << "] = " << spec.theta[j]
-                                              << " is not a finite weight >= 0");
-            for (Index p = 0; p < batch; ++p)
-                weights[static_cast<std::size_t>(p * d + j)] = std::sqrt(spec.theta[j]);
-        }
+        const std::vector<double> weights = weighted_rbf_weights(spec, d, batch);
         DeviceBuffer<double> d_weights(weights.size(), device_);
         copy_to_device(d_weights.get(), weights.data(), weights.size());
         double* scaled =
@@ -1011,7 +995,8 @@ std::vector<SmoResult> CudaBackend::solve_smo_batch(const DeviceMatrix& K, const
         beta0.col(q) = smo_detail::smo_starting_point(warm_start != nullptr ? &w : nullptr, y,
                                                       options.C);
     }
-    return launch_smo(K, Y, beta0, nullptr, flags, options, smo_iteration_cap(options, n));
+    return launch_smo(K, Y, beta0, nullptr, flags, options,
+                      smo_detail::smo_iteration_cap(options, n));
 }
 
 // The subproblem's starting gradient enters the kernel's G = y o Kv + ridge beta - 1 through
@@ -1026,7 +1011,7 @@ SmoResult CudaBackend::solve_smo_working_set(const DeviceMatrix& K, const Vector
     ZN_EXPECTS(y.size() <= INT_MAX, "solve_smo_working_set: q = " << y.size() << " is too large");
     const Matrix Kv = y.cwiseProduct((gradient.array() + 1.0 - options.ridge * beta.array()).matrix());
     return launch_smo(K, Matrix(y), Matrix(beta), &Kv, {1}, options,
-                      smo_iteration_cap(options, y.size()))
+                      smo_detail::smo_iteration_cap(options, y.size()))
         .front();
 }
 

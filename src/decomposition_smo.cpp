@@ -74,9 +74,6 @@ private:
     Index computed_ = 0;
 };
 
-bool in_up(double y, double beta, double C) { return y > 0 ? beta < C : beta > 0; }
-bool in_low(double y, double beta, double C) { return y > 0 ? beta > 0 : beta < C; }
-
 // Violators (-y_t G_t, t) of I_up and I_low, and the gap m - M (0 when a set is empty).
 struct Violators {
     std::vector<std::pair<double, Index>> up, low;
@@ -89,11 +86,11 @@ Violators violators(const Vector& beta, const Vector& G, const Vector& y, double
     double M = std::numeric_limits<double>::infinity();
     for (Index t = 0; t < y.size(); ++t) {
         const double value = -y[t] * G[t];
-        if (in_up(y[t], beta[t], C)) {
+        if (smo_detail::in_up(y[t], beta[t], C)) {
             v.up.emplace_back(value, t);
             m = std::max(m, value);
         }
-        if (in_low(y[t], beta[t], C)) {
+        if (smo_detail::in_low(y[t], beta[t], C)) {
             v.low.emplace_back(value, t);
             M = std::min(M, value);
         }
@@ -163,9 +160,7 @@ SmoResult solve_smo_decomposition(Backend& backend, const KernelSpec& spec, cons
     q -= q % 2;
     const Index capacity = std::clamp(
         decomposition.cache_columns > 0 ? decomposition.cache_columns : 4 * q, q, n);
-    const std::int64_t max_steps = options.max_iterations > 0
-                                       ? options.max_iterations
-                                       : std::max<std::int64_t>(10'000'000, 100 * std::int64_t(n));
+    const std::int64_t max_steps = smo_detail::smo_iteration_cap(options, n);
     KernelColumnCache cache(backend, spec, X, capacity);
 
     Vector beta = smo_detail::smo_starting_point(warm_start, y, options.C);

@@ -78,17 +78,18 @@ double smo_objective(const Vector& beta, const Vector& G) {
     return 0.5 * v;
 }
 
+std::int64_t smo_iteration_cap(const SmoOptions& options, Index n) {
+    return options.max_iterations > 0 ? options.max_iterations
+                                      : std::max<std::int64_t>(10'000'000, 100 * std::int64_t(n));
+}
+
 double smo_kkt_gap(const Vector& beta, const Vector& G, const Vector& y, double C) {
     double m = -kInf;
     double M = kInf;
     for (Index t = 0; t < beta.size(); ++t) {
         const double v = -y[t] * G[t];
-        const bool upper = beta[t] >= C;
-        const bool lower = beta[t] <= 0.0;
-        const bool in_up = y[t] > 0 ? !upper : !lower;
-        const bool in_low = y[t] > 0 ? !lower : !upper;
-        if (in_up) m = std::max(m, v);
-        if (in_low) M = std::min(M, v);
+        if (in_up(y[t], beta[t], C)) m = std::max(m, v);
+        if (in_low(y[t], beta[t], C)) M = std::min(M, v);
     }
     return (std::isfinite(m) && std::isfinite(M)) ? std::max(0.0, m - M) : 0.0;
 }

@@ -3,9 +3,19 @@
 // starting point, and the bias, objective and KKT gap from the final beta and gradient.
 #pragma once
 
+#include <cstdint>
+
 #include "zeronorm/smo.hpp"
 
 namespace zeronorm::smo_detail {
+
+// The index sets of the KKT conditions: I_up = {t : y_t = +1, beta_t < C} u {t : y_t = -1,
+// beta_t > 0} and I_low = {t : y_t = +1, beta_t > 0} u {t : y_t = -1, beta_t < C}.
+inline bool in_up(double y, double beta, double C) { return y > 0 ? beta < C : beta > 0; }
+inline bool in_low(double y, double beta, double C) { return y > 0 ? beta > 0 : beta < C; }
+
+// SMO steps allowed: options.max_iterations when positive, else max(10^7, 100 n) as LIBSVM.
+std::int64_t smo_iteration_cap(const SmoOptions& options, Index n);
 
 // Throws InvalidArgument unless y has at least two entries, all exactly +1 or -1, with both
 // classes present (the checks of the CPU solver).

@@ -10,6 +10,7 @@
 #include "backends.hpp"
 #include "decomposition_smo.hpp"
 #include "random.hpp"
+#include "smo_common.hpp"
 #include "zeronorm/error.hpp"
 
 namespace zeronorm {
@@ -31,18 +32,6 @@ Problem blobs(Index n, Index d, std::mt19937_64& rng) {
         p.X.row(i).array() += 0.6 * p.y[i];
     }
     return p;
-}
-
-// m - M of the problem min 1/2 b'Q b + p'b (G = Q b + p), 0 when a set is empty.
-double kkt_gap(const Vector& b, const Vector& G, const Vector& y, double C) {
-    double m = -std::numeric_limits<double>::infinity(), M = std::numeric_limits<double>::infinity();
-    for (Index t = 0; t < b.size(); ++t) {
-        const bool up = y[t] > 0 ? b[t] < C : b[t] > 0;
-        const bool low = y[t] > 0 ? b[t] > 0 : b[t] < C;
-        if (up) m = std::max(m, -y[t] * G[t]);
-        if (low) M = std::min(M, -y[t] * G[t]);
-    }
-    return std::isinf(m) || std::isinf(M) ? 0.0 : std::max(0.0, m - M);
 }
 
 class DecompositionSmo : public ::testing::TestWithParam<BackendKind> {};
@@ -207,8 +196,8 @@ TEST_P(DecompositionSmo, WorkingSetSubproblem) {
     EXPECT_GE(r.beta.minCoeff(), 0.0);
     EXPECT_LE(r.beta.maxCoeff(), options.C);
     const Vector G_sub = Q_BB * r.beta + (G_B - Q_BB * beta_B);
-    EXPECT_LE(kkt_gap(r.beta, G_sub, y_B, options.C), 1e-9);
-    EXPECT_GT(kkt_gap(beta_B, G_B, y_B, options.C), 1e-2);  // the start was not optimal
+    EXPECT_LE(smo_detail::smo_kkt_gap(r.beta, G_sub, y_B, options.C), 1e-9);
+    EXPECT_GT(smo_detail::smo_kkt_gap(beta_B, G_B, y_B, options.C), 1e-2);  // the start was not optimal
     const SmoResult ref = cpu->solve_smo_working_set(cpu->upload(K_BB), y_B, beta_B, G_B, options);
     EXPECT_LT((r.beta - ref.beta).cwiseAbs().maxCoeff(), 1e-7);
     // One class only is a valid working set (its sum is fixed).
