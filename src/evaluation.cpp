@@ -69,16 +69,12 @@ SelectionEvaluation evaluate_selection(BackendKind kind, int device, const Datas
     Dataset prepared = data;
     if (options.log10) prepared.X = log10_transform(data.X);
 
-    using Schedule = SelectionEvaluationOptions::Schedule;
     const std::string not_batched = detail::why_not_batched(data, folds, options);
-    ZN_EXPECTS(options.schedule != Schedule::Batched || not_batched.empty(),
-               "evaluate_selection: the batched schedule cannot run this problem: " << not_batched);
     // Auto: batched on CUDA, and wherever single-precision Grams are asked for (they exist in
     // the batched schedule only).
     const bool single = options.gram_precision == Precision::Float32;
-    const bool batched = options.schedule == Schedule::Batched ||
-                         (options.schedule == Schedule::Auto &&
-                          (kind == BackendKind::Cuda || single) && not_batched.empty());
+    const bool batched = detail::runs_batched(options.schedule, kind == BackendKind::Cuda || single,
+                                              not_batched, "evaluate_selection");
     ZN_EXPECTS(batched || !single,
                "evaluate_selection: single-precision Grams are an option of the batched schedule, "
                "which does not run here: "

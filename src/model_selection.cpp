@@ -174,13 +174,9 @@ SvmEvaluation evaluate_svm(BackendKind kind, int device, const Dataset& data,
         ZN_EXPECTS(data.y[i] == 1.0 || data.y[i] == -1.0,
                    "evaluate_svm needs labels +1/-1; label of sample " << i << " is " << data.y[i]);
 
-    using Schedule = SvmEvaluationOptions::Schedule;
-    const std::string not_batched = detail::why_not_batched(data, splits, options);
-    ZN_EXPECTS(options.schedule != Schedule::Batched || not_batched.empty(),
-               "evaluate_svm: the batched schedule cannot run this problem: " << not_batched);
     SvmEvaluation result;
-    if (options.schedule == Schedule::Batched ||
-        (options.schedule == Schedule::Auto && kind == BackendKind::Cuda && not_batched.empty())) {
+    if (detail::runs_batched(options.schedule, kind == BackendKind::Cuda,
+                             detail::why_not_batched(data, splits, options), "evaluate_svm")) {
         auto backend = make_backend(kind, device);
         result.splits = detail::evaluate_svm_batched(
             *backend, data, splits, options,

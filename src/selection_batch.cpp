@@ -14,35 +14,6 @@ namespace zeronorm::detail {
 
 namespace {
 
-// The batch of one chunk: training and test rows of every split side by side, on the backend.
-struct ChunkData {
-    SplitBlocks blocks;  // n x (d P) and m x (d P)
-    Matrix y_train;      // n x P
-    Matrix y_test;       // m x P
-};
-
-ChunkData gather_chunk(Backend& backend, const DeviceMatrix& X, const Vector& y,
-                       const std::vector<Fold>& folds, std::size_t first, std::size_t count,
-                       bool standardize) {
-    std::vector<IndexVector> train_rows, test_rows;
-    for (std::size_t k = first; k < first + count; ++k) {
-        train_rows.push_back(folds[k].train);
-        test_rows.push_back(folds[k].test);
-    }
-    ChunkData c;
-    c.blocks = backend.split_batch(X, train_rows, test_rows, standardize);
-    const Index P = Index(count);
-    c.y_train.resize(Index(train_rows.front().size()), P);
-    c.y_test.resize(Index(test_rows.front().size()), P);
-    for (Index p = 0; p < P; ++p) {
-        for (std::size_t i = 0; i < train_rows[std::size_t(p)].size(); ++i)
-            c.y_train(Index(i), p) = y[train_rows[std::size_t(p)][i]];
-        for (std::size_t i = 0; i < test_rows[std::size_t(p)].size(); ++i)
-            c.y_test(Index(i), p) = y[test_rows[std::size_t(p)][i]];
-    }
-    return c;
-}
-
 SmoOptions dual_options(const SmoOptions& base, double C, double ridge) {
     SmoOptions o = base;
     o.C = C;
@@ -50,7 +21,7 @@ SmoOptions dual_options(const SmoOptions& base, double C, double ridge) {
     return o;
 }
 
-std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
+std::vector<SplitEvaluation> run_chunk(Backend& backend, const SplitBatch& c,
                                        const SelectionEvaluationOptions& options,
                                        const IndexVector& counts_desc, BatchPhaseSeconds& phases) {
     const SelectionOptions& sel = options.selection;
@@ -81,7 +52,8 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
                 Z(path.alive()[k], Index(p)) = path.z()[Index(k)];
         });
         const DeviceMatrix Z_dev = backend.upload(Z);
-        const DeviceMatrix K = backend.scaled_gram_batch(X_train, X_train, Z_dev, options.gram_precision);
+        const DeviceMatrix K =
+            backend.scaled_gram_batch(X_train, X_train, Z_dev, options.gram_precision);
         clock.lap(phases.gram);
         const std::vector<SmoResult> duals =
             solve_dense_dual_batch(backend, K, c.y_train, inner, &beta, active);
@@ -127,7 +99,6 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
     std::vector<SplitEvaluation> out(static_cast<std::size_t>(P));
     const SmoOptions final_dual =
         dual_options(sel.final_smo, sel.final_C, final_classifier_ridge(sel));
-    const Index m = c.y_test.rows();
     for (Index r : sel.feature_counts) {  // the caller's order
         const auto pos = std::size_t(std::find(counts_desc.begin(), counts_desc.end(), r) -
                                      counts_desc.begin());
@@ -135,20 +106,16 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const ChunkData& c,
         for (Index p = 0; p < P; ++p)
             for (Index j : rankings[std::size_t(p)].selected[pos]) mask(j, p) = 1.0;
         const DeviceMatrix mask_dev = backend.upload(mask);
-        const DeviceMatrix K = backend.scaled_gram_batch(X_train, X_train, mask_dev, options.gram_precision);
+        const DeviceMatrix K =
+            backend.scaled_gram_batch(X_train, X_train, mask_dev, options.gram_precision);
         const std::vector<SmoResult> duals = solve_dense_dual_batch(backend, K, c.y_train, final_dual);
-        Matrix coef(n, P);
-        for (Index p = 0; p < P; ++p)
-            coef.col(p) = duals[std::size_t(p)].beta.cwiseProduct(c.y_train.col(p));
-        const DeviceMatrix K_test = backend.scaled_gram_batch(X_test, X_train, mask_dev, options.gram_precision);
-        const DeviceMatrix coef_dev = backend.upload(coef);
-        DeviceMatrix F = backend.allocate(m, P);
-        backend.gemm_batch(P, false, false, 1.0, K_test, coef_dev, 0.0, F);
-        const Matrix f = backend.download(F);
+        const DeviceMatrix K_test =
+            backend.scaled_gram_batch(X_test, X_train, mask_dev, options.gram_precision);
+        const std::vector<double> errors =
+            batch_test_errors(backend, K_test, duals, c.y_train, c.y_test);
         for (Index p = 0; p < P; ++p) {
-            const Vector decision = f.col(p).array() + duals[std::size_t(p)].bias;
             SplitEvaluation& e = out[std::size_t(p)];
-            e.errors.push_back(error_rate(labels_from_decision(decision), c.y_test.col(p)));
+            e.errors.push_back(errors[std::size_t(p)]);
             e.selected.push_back(rankings[std::size_t(p)].selected[pos]);
         }
     }
@@ -196,8 +163,8 @@ std::vector<SplitEvaluation> evaluate_l2_arom_batched(
         folds.size(), per_split,
         [&](std::size_t first, std::size_t count) {
             PhaseClock clock;
-            const ChunkData c =
-                gather_chunk(backend, X, prepared.y, folds, first, count, options.standardize);
+            const SplitBatch c =
+                gather_splits(backend, X, prepared.y, folds, first, count, options.standardize);
             clock.lap(phases.data);
             return run_chunk(backend, c, options, counts_desc, phases);
         },

@@ -13,6 +13,7 @@
 #include "cpu_fallback/blas_threads.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/preprocess.hpp"
+#include "zeronorm/svm.hpp"
 
 namespace zeronorm::detail {
 
@@ -96,6 +97,54 @@ TrainTest split_data(const Dataset& data, const Fold& split, bool standardize) {
         out.test.X = s.transform(out.test.X);
     }
     return out;
+}
+
+bool runs_batched(EvaluationSchedule schedule, bool preferred, const std::string& not_batched,
+                  const char* where) {
+    ZN_EXPECTS(schedule != EvaluationSchedule::Batched || not_batched.empty(),
+               where << ": the batched schedule cannot run this problem: " << not_batched);
+    return schedule == EvaluationSchedule::Batched ||
+           (schedule == EvaluationSchedule::Auto && preferred && not_batched.empty());
+}
+
+SplitBatch gather_splits(Backend& backend, const DeviceMatrix& X, const Vector& y,
+                         const std::vector<Fold>& folds, std::size_t first, std::size_t count,
+                         bool standardize) {
+    std::vector<IndexVector> train_rows, test_rows;
+    for (std::size_t k = first; k < first + count; ++k) {
+        train_rows.push_back(folds[k].train);
+        test_rows.push_back(folds[k].test);
+    }
+    SplitBatch batch;
+    batch.blocks = backend.split_batch(X, train_rows, test_rows, standardize);
+    const auto labels = [&y](const std::vector<IndexVector>& rows) {
+        Matrix Y(Index(rows.front().size()), Index(rows.size()));
+        for (std::size_t p = 0; p < rows.size(); ++p)
+            for (std::size_t i = 0; i < rows[p].size(); ++i) Y(Index(i), Index(p)) = y[rows[p][i]];
+        return Y;
+    };
+    batch.y_train = labels(train_rows);
+    batch.y_test = labels(test_rows);
+    return batch;
+}
+
+std::vector<double> batch_test_errors(Backend& backend, const DeviceMatrix& K_eval,
+                                      const std::vector<SmoResult>& duals, const Matrix& Y,
+                                      const Matrix& Y_eval) {
+    const Index P = Y.cols();
+    Matrix coef = Matrix::Zero(Y.rows(), P);  // beta .* y
+    for (Index p = 0; p < P; ++p)
+        if (duals[std::size_t(p)].beta.size() == Y.rows())
+            coef.col(p) = duals[std::size_t(p)].beta.cwiseProduct(Y.col(p));
+    DeviceMatrix F = backend.allocate(Y_eval.rows(), P);
+    backend.gemm_batch(P, false, false, 1.0, K_eval, backend.upload(coef), 0.0, F);
+    const Matrix f = backend.download(F);
+    std::vector<double> errors(std::size_t(P), 0.0);
+    for (Index p = 0; p < P; ++p) {
+        const Vector decision = f.col(p).array() + duals[std::size_t(p)].bias;
+        errors[std::size_t(p)] = error_rate(labels_from_decision(decision), Y_eval.col(p));
+    }
+    return errors;
 }
 
 MeanAndError mean_and_std_error(const std::vector<double>& values) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "zeronorm/backend.hpp"
@@ -33,6 +34,33 @@ struct TrainTest {
     Dataset train, test;
 };
 TrainTest split_data(const Dataset& data, const Fold& split, bool standardize);
+
+// ---- what the batched schedules (selection_batch, svm_batch) share ----------------------------
+
+// Whether an evaluation runs its batched schedule: Batched always (InvalidArgument naming
+// `where` and the reason when `not_batched` is non-empty), Auto when `preferred` (e.g. on CUDA)
+// and the problem qualifies (`not_batched` empty), PerSplit never.
+bool runs_batched(EvaluationSchedule schedule, bool preferred, const std::string& not_batched,
+                  const char* where);
+
+// Splits first..first+count-1 of `folds` on the backend: their training and test blocks side by
+// side (Backend::split_batch of X, standardised when asked) and their labels.
+struct SplitBatch {
+    SplitBlocks blocks;  // n x (d P) and m x (d P)
+    Matrix y_train;      // n x P
+    Matrix y_test;       // m x P
+};
+SplitBatch gather_splits(Backend& backend, const DeviceMatrix& X, const Vector& y,
+                         const std::vector<Fold>& folds, std::size_t first, std::size_t count,
+                         bool standardize);
+
+// Test errors of a batch of SVMs: duals[p] trained with labels Y.col(p) (n x P), block p of
+// K_eval (m x n P) the kernel between its evaluation points and training points. One batched
+// product gives the decisions K_eval (beta .* y) + b, scored against Y_eval (m x P). A problem
+// with an empty beta (not solved) is scored on its bias alone.
+std::vector<double> batch_test_errors(Backend& backend, const DeviceMatrix& K_eval,
+                                      const std::vector<SmoResult>& duals, const Matrix& Y,
+                                      const Matrix& Y_eval);
 
 // Batched schedules bound the device memory of one batch of splits to this many bytes.
 constexpr std::size_t kBatchChunkBytes = std::size_t{1} << 30;

@@ -21,52 +21,16 @@ struct InnerGroup {
     std::vector<IndexVector> test;
 };
 
-Matrix labels_of(const Vector& y, const std::vector<IndexVector>& rows) {
-    Matrix Y(Index(rows.front().size()), Index(rows.size()));
-    for (std::size_t p = 0; p < rows.size(); ++p)
-        for (std::size_t i = 0; i < rows[p].size(); ++i) Y(Index(i), Index(p)) = y[rows[p][i]];
-    return Y;
-}
-
-// Test errors of the SVMs `duals` (one per block, trained with labels Y) whose decision kernels
-// K(eval, train) are the blocks of K_eval (m x n P): one batched product, then sign errors
-// against Y_eval (m x P). Problems with an empty beta (not solved) are skipped.
-std::vector<double> batch_errors(Backend& backend, const DeviceMatrix& K_eval,
-                                 const std::vector<SmoResult>& duals, const Matrix& Y,
-                                 const Matrix& Y_eval) {
-    const Index P = Y.cols();
-    Matrix coef = Matrix::Zero(Y.rows(), P);  // beta .* y
-    for (Index p = 0; p < P; ++p)
-        if (duals[std::size_t(p)].beta.size() == Y.rows())
-            coef.col(p) = duals[std::size_t(p)].beta.cwiseProduct(Y.col(p));
-    DeviceMatrix F = backend.allocate(Y_eval.rows(), P);
-    backend.gemm_batch(P, false, false, 1.0, K_eval, backend.upload(coef), 0.0, F);
-    const Matrix f = backend.download(F);
-    std::vector<double> errors(std::size_t(P), 0.0);
-    for (Index p = 0; p < P; ++p) {
-        const Vector decision = f.col(p).array() + duals[std::size_t(p)].bias;
-        errors[std::size_t(p)] = error_rate(labels_from_decision(decision), Y_eval.col(p));
-    }
-    return errors;
-}
-
 class ChunkRun {
 public:
     ChunkRun(Backend& backend, const DeviceMatrix& X, const Vector& y,
              const std::vector<Fold>& splits, std::size_t first, std::size_t count,
              const SvmEvaluationOptions& options, SvmBatchPhaseSeconds& phases)
         : backend_(backend), options_(options), grid_(options.grid()), phases_(phases),
-          first_(first), out_(count) {
-        std::vector<IndexVector> train_rows, test_rows;
-        for (std::size_t k = first; k < first + count; ++k) {
-            train_rows.push_back(splits[k].train);
-            test_rows.push_back(splits[k].test);
-        }
-        blocks_ = backend.split_batch(X, train_rows, test_rows, options.standardize);
-        y_train_ = labels_of(y, train_rows);
-        y_test_ = labels_of(y, test_rows);
+          first_(first), out_(count),
+          batch_(gather_splits(backend, X, y, splits, first, count, options.standardize)) {
         clock_.lap(phases_.data);
-        K_ = backend.kernel_batch(options.svm.kernel, P(), blocks_.train, blocks_.train);
+        K_ = backend.kernel_batch(options.svm.kernel, P(), batch_.blocks.train, batch_.blocks.train);
         clock_.lap(phases_.kernels);
     }
 
@@ -78,8 +42,8 @@ public:
     }
 
 private:
-    Index P() const { return y_train_.cols(); }
-    Index n() const { return y_train_.rows(); }
+    Index P() const { return batch_.y_train.cols(); }
+    Index n() const { return batch_.y_train.rows(); }
 
     void record(std::size_t p, const SmoResult& r) {
         out_[p].iterations += r.iterations;
@@ -100,7 +64,7 @@ private:
         std::map<std::pair<std::size_t, std::size_t>, InnerGroup> groups;  // by (train, test) size
         for (Index p = 0; p < P(); ++p) {
             const std::vector<Fold> inner = stratified_kfold(
-                y_train_.col(p), options_.inner_folds, options_.seed + first_ + std::size_t(p));
+                batch_.y_train.col(p), options_.inner_folds, options_.seed + first_ + std::size_t(p));
             fold_errors[std::size_t(p)].assign(inner.size(), std::vector<double>(G, 0.0));
             for (std::size_t f = 0; f < inner.size(); ++f) {
                 InnerGroup& g = groups[{inner[f].train.size(), inner[f].test.size()}];
@@ -118,9 +82,9 @@ private:
             Matrix Y_eval(Index(g.test.front().size()), Index(g.split.size()));
             for (std::size_t q = 0; q < g.split.size(); ++q) {
                 for (std::size_t i = 0; i < g.train[q].size(); ++i)
-                    Y(Index(i), Index(q)) = y_train_(g.train[q][i], g.split[q]);
+                    Y(Index(i), Index(q)) = batch_.y_train(g.train[q][i], g.split[q]);
                 for (std::size_t i = 0; i < g.test[q].size(); ++i)
-                    Y_eval(Index(i), Index(q)) = y_train_(g.test[q][i], g.split[q]);
+                    Y_eval(Index(i), Index(q)) = batch_.y_train(g.test[q][i], g.split[q]);
             }
             // Downloaded once for every C's Newton steps.
             const Matrix K_train_host =
@@ -138,7 +102,7 @@ private:
                     warm.col(Index(q)) = duals[q].beta;
                 }
                 const std::vector<double> errors =
-                    batch_errors(backend_, K_test, duals, Y, Y_eval);
+                    batch_test_errors(backend_, K_test, duals, Y, Y_eval);
                 for (std::size_t q = 0; q < errors.size(); ++q)
                     fold_errors[std::size_t(g.split[q])][g.fold[q]][c] = errors[q];
             }
@@ -166,14 +130,15 @@ private:
             for (std::size_t p = 0; p < out_.size(); ++p) chosen[p] = out_[p].C == C;
             if (std::none_of(chosen.begin(), chosen.end(), [](char c) { return c != 0; })) continue;
             std::vector<SmoResult> duals =
-                solve_dense_dual_batch(backend_, K_, y_train_, smo_for(C), nullptr, chosen,
+                solve_dense_dual_batch(backend_, K_, batch_.y_train, smo_for(C), nullptr, chosen,
                                        K_host.size() ? &K_host : nullptr);
             for (std::size_t p = 0; p < out_.size(); ++p)
                 if (chosen[p]) finals[p] = std::move(duals[p]);
         }
         const DeviceMatrix K_test =
-            backend_.kernel_batch(options_.svm.kernel, P(), blocks_.test, blocks_.train);
-        const std::vector<double> errors = batch_errors(backend_, K_test, finals, y_train_, y_test_);
+            backend_.kernel_batch(options_.svm.kernel, P(), batch_.blocks.test, batch_.blocks.train);
+        const std::vector<double> errors =
+            batch_test_errors(backend_, K_test, finals, batch_.y_train, batch_.y_test);
         for (std::size_t p = 0; p < out_.size(); ++p) {
             record(p, finals[p]);
             out_[p].error = errors[p];
@@ -189,9 +154,8 @@ private:
     const std::size_t first_;  // index of the chunk's first split (inner-fold seeds)
     std::vector<SvmSplitEvaluation> out_;
     PhaseClock clock_;
-    SplitBlocks blocks_;
-    Matrix y_train_, y_test_;  // n x P, m x P
-    DeviceMatrix K_;           // the training kernels, n x n P
+    SplitBatch batch_;
+    DeviceMatrix K_;  // the training kernels, n x n P
 };
 
 }  // namespace
