@@ -99,21 +99,6 @@ double libsvm_objective(const svm_model* model, const Dataset& train, const Kern
     return 0.5 * c.dot(K * c) - c.cwiseAbs().sum();
 }
 
-// Test accuracy of the SVM with dual `r` trained on X (in the backend's memory) with labels y.
-double svm_accuracy(Backend& backend, const KernelSpec& spec, const DeviceMatrix& X,
-                    const Vector& y, const SmoResult& r, const Dataset& test) {
-    IndexVector sv;
-    for (Index i = 0; i < r.beta.size(); ++i)
-        if (r.beta[i] > 0) sv.push_back(i);
-    Vector coef(Index(sv.size()));
-    for (std::size_t k = 0; k < sv.size(); ++k) coef[Index(k)] = r.beta[sv[k]] * y[sv[k]];
-    const DeviceMatrix K = backend.kernel_matrix(spec, backend.upload(test.X), backend.select_rows(X, sv));
-    DeviceMatrix f = backend.allocate(test.n_samples(), 1);
-    backend.gemm(false, false, 1.0, K, backend.upload(coef), 0.0, f);
-    const Vector decision = backend.download(f).col(0).array() + r.bias;
-    return 1 - error_rate(labels_from_decision(decision), test.y);
-}
-
 Row run_smo(const std::string& name, const Dataset& train, const Dataset& test, double C,
             double gamma, Backend& backend, const Sides& sides, bool decomposition) {
     Row row{name, decomposition ? "SMO rbf, decomposition (q = 1024)" : "SMO rbf", "LIBSVM 3.24",
@@ -125,14 +110,14 @@ Row run_smo(const std::string& name, const Dataset& train, const Dataset& test, 
     options.smo.tolerance = 1e-3;
     options.smo.cache_mb = 1000;
     if (sides.ours && decomposition) {
-        DeviceMatrix X;
         SmoResult r;
         row.ours_s = seconds_of([&] {
-            X = backend.upload(train.X);
-            r = detail::solve_smo_decomposition(backend, options.kernel, X, train.y, options.smo, {});
+            r = detail::solve_smo_decomposition(backend, options.kernel, backend.upload(train.X),
+                                                train.y, options.smo, {});
         });
         row.ours_obj = r.objective;
-        row.ours_acc = svm_accuracy(backend, options.kernel, X, train.y, r, test);
+        const SvmModel model = svm_model_from_dual(train, options.kernel, r);
+        row.ours_acc = 1 - error_rate(model.predict(backend, test.X), test.y);
     } else if (sides.ours) {
         SvmTrainResult ours;
         row.ours_s = seconds_of([&] { ours = train_svm(backend, train, options); });

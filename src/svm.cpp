@@ -71,21 +71,29 @@ SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions
         result.smo = backend.solve_smo(options.kernel, X, data.y, options.smo);
     }
 
+    result.model = svm_model_from_dual(data, options.kernel, result.smo);
+    result.train_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+SvmModel svm_model_from_dual(const Dataset& data, const KernelSpec& kernel, const SmoResult& dual) {
+    ZN_EXPECTS_DIM(dual.beta.size() == data.n_samples(),
+                   "svm_model_from_dual: " << dual.beta.size() << " dual variables for "
+                                           << data.n_samples() << " samples");
     IndexVector support;
-    for (Index i = 0; i < n; ++i)
-        if (result.smo.beta[i] > 0) support.push_back(i);
-    SvmModel& model = result.model;
-    model.kernel = options.kernel;
+    for (Index i = 0; i < data.n_samples(); ++i)
+        if (dual.beta[i] > 0) support.push_back(i);
+    SvmModel model;
+    model.kernel = kernel;
     model.support_vectors.resize(Index(support.size()), data.n_features());
     model.coef.resize(Index(support.size()));
     for (std::size_t k = 0; k < support.size(); ++k) {
         model.support_vectors.row(Index(k)) = data.X.row(support[k]);
-        model.coef[Index(k)] = result.smo.beta[support[k]] * data.y[support[k]];
+        model.coef[Index(k)] = dual.beta[support[k]] * data.y[support[k]];
     }
-    model.bias = result.smo.bias;
-    result.train_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return result;
+    model.bias = dual.bias;
+    return model;
 }
 
 Vector SvmModel::linear_weights() const {

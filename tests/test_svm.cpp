@@ -41,6 +41,14 @@ TEST_P(Svm, LinearWeightsReproduceTheDecisionFunction) {
     const Vector f = r.model.decision_function(*backend, data.X);
     const Vector direct = (data.X * r.model.linear_weights()).array() + r.model.bias;
     EXPECT_LT((f - direct).cwiseAbs().maxCoeff(), 1e-9);
+    // The model rebuilt from the dual alone is the trained one.
+    const SvmModel rebuilt = svm_model_from_dual(data, options.kernel, r.smo);
+    EXPECT_EQ(rebuilt.support_vectors, r.model.support_vectors);
+    EXPECT_EQ(rebuilt.coef, r.model.coef);
+    EXPECT_EQ(rebuilt.bias, r.model.bias);
+    SmoResult short_dual = r.smo;
+    short_dual.beta.conservativeResize(data.n_samples() - 1);
+    EXPECT_THROW(svm_model_from_dual(data, options.kernel, short_dual), DimensionMismatch);
 }
 
 TEST_P(Svm, BadInputIsAClearError) {

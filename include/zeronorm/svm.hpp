@@ -46,6 +46,10 @@ struct SvmTrainResult {
 // Trains on the whole data set; labels must be +-1 with both classes present.
 SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions& options);
 
+// The model of the SVM whose dual solution `dual` was computed on `data` (labels +-1): its
+// support vectors are the rows with beta_i > 0, with coefficients beta_i y_i and dual.bias.
+SvmModel svm_model_from_dual(const Dataset& data, const KernelSpec& kernel, const SmoResult& dual);
+
 // Labels from decision values: +1 where f >= 0, else -1 (the rule of SvmModel::predict).
 Vector labels_from_decision(const Vector& f);
 
