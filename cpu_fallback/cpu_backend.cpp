@@ -6,7 +6,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "arom.hpp"
 #include "batch_shapes.hpp"
+#include "dense_dual.hpp"
 #include "smo_solver.hpp"
 #include "sparse_rows.hpp"
 #include "zeronorm/backend.hpp"
@@ -464,6 +466,35 @@ public:
         }
     }
 
+    std::vector<ScaleUpdate> multiplicative_update_batch(const DeviceMatrix& Z,
+                                                         const DeviceMatrix& W,
+                                                         const std::vector<char>& update,
+                                                         double prune_tolerance,
+                                                         DeviceMatrix& normalized,
+                                                         DeviceMatrix& next) override {
+        detail::check_multiplicative_update_batch(Z, W, update, prune_tolerance, normalized, next);
+        std::vector<ScaleUpdate> out(static_cast<std::size_t>(Z.cols()));
+        for (Index p = 0; p < Z.cols(); ++p) {
+            const Vector z = view(Z).col(p);
+            if (!update[std::size_t(p)]) {
+                view(normalized).col(p) = z;
+                view(next).col(p) = z;
+                continue;
+            }
+            // arom_update over all d entries: a pruned entry (z_j = 0) has u_j = 0, so it
+            // changes neither max(u), the change nor the survivors.
+            const detail::AromUpdate u = detail::arom_update(
+                z, z.cwiseProduct(view(W).col(p)).cwiseAbs(), prune_tolerance);
+            view(normalized).col(p) = u.normalized;
+            view(next).col(p) = u.z;
+            ScaleUpdate& s = out[std::size_t(p)];
+            s.degenerate = u.degenerate;
+            s.survivors = u.degenerate ? 0 : Index(u.keep.size());
+            s.max_change = u.max_change;
+        }
+        return out;
+    }
+
     std::vector<SmoResult> solve_smo_batch(const DeviceMatrix& K, const Matrix& Y,
                                            const SmoOptions& options, const Matrix* warm_start,
                                            const std::vector<char>& active) override {
@@ -477,6 +508,13 @@ public:
                                             warm_start != nullptr ? &warm : nullptr);
         }
         return out;
+    }
+
+    std::vector<SmoResult> newton_finish_batch(const DeviceMatrix& K, const Matrix& Y,
+                                               const Matrix& beta, const SmoOptions& options,
+                                               const std::vector<char>& open) override {
+        detail::check_newton_finish_batch(K, Y, beta, options, open);
+        return detail::newton_finish_on_host(view(K), Y, beta, options, open);
     }
 
     SmoResult solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,

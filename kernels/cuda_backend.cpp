@@ -25,6 +25,7 @@
 
 #include "batch_shapes.hpp"
 #include "decomposition_smo.hpp"
+#include "dense_dual.hpp"
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
 #include "smo_common.hpp"
@@ -222,6 +223,15 @@ public:
                                const std::vector<IndexVector>& cols) override;
     void gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
                     const DeviceMatrix& B, double beta, DeviceMatrix& C) override;
+    std::vector<SmoResult> newton_finish_batch(const DeviceMatrix& K, const Matrix& Y,
+                                               const Matrix& beta, const SmoOptions& options,
+                                               const std::vector<char>& open) override;
+    std::vector<ScaleUpdate> multiplicative_update_batch(const DeviceMatrix& Z,
+                                                         const DeviceMatrix& W,
+                                                         const std::vector<char>& update,
+                                                         double prune_tolerance,
+                                                         DeviceMatrix& normalized,
+                                                         DeviceMatrix& next) override;
     std::vector<SmoResult> solve_smo_batch(const DeviceMatrix& K, const Matrix& Y,
                                            const SmoOptions& options, const Matrix* warm_start,
                                            const std::vector<char>& active) override;
@@ -966,6 +976,100 @@ void CudaBackend::gemm_batch(Index batch, bool trans_a, bool trans_b, double alp
         blas_int(B.rows(), "gemm_batch"), B.rows() * s.b_block, &beta, C.data(),
         blas_int(C.rows(), "gemm_batch"), C.rows() * s.n, blas_int(batch, "gemm_batch")));
     sync();
+}
+
+// One launch over the open problems, one block each; problems too large for a block's shared
+// memory run the host reference on the downloaded kernels. The host recomputes each finished
+// problem's gap (accepting it only within the tolerance), bias and objective from the beta and
+// gradient the kernel wrote, with the functions the CPU solvers use.
+std::vector<SmoResult> CudaBackend::newton_finish_batch(const DeviceMatrix& K, const Matrix& Y,
+                                                        const Matrix& beta,
+                                                        const SmoOptions& options,
+                                                        const std::vector<char>& open) {
+    DeviceGuard guard(device_);
+    detail::check_newton_finish_batch(K, Y, beta, options, open);
+    require_device_memory(K, "K", "newton_finish_batch");
+    const Index n = Y.rows();
+    const Index P = Y.cols();
+    std::vector<SmoResult> out(static_cast<std::size_t>(P));
+    if (P == 0 || n == 0 || std::none_of(open.begin(), open.end(), [](char c) { return c != 0; }))
+        return out;
+    if (n > INT_MAX || !newton_fits(static_cast<int>(n), device_))
+        return detail::newton_finish_on_host(download(K), Y, beta, options, open);
+    const auto total = static_cast<std::size_t>(n * P);
+    const std::vector<int> flags(open.begin(), open.end());
+    DeviceBuffer<double> d_y(total, device_);
+    DeviceBuffer<double> d_beta(total, device_);
+    DeviceBuffer<double> d_G(total, device_);
+    DeviceBuffer<int> d_open(flags.size(), device_);
+    DeviceBuffer<int> d_finished(flags.size(), device_);
+    copy_to_device(d_y.get(), Y.data(), total);
+    copy_to_device(d_beta.get(), beta.data(), total);
+    copy_to_device(d_open.get(), flags.data(), flags.size());
+    ZN_CUDA_TRY(cudaMemsetAsync(d_finished.get(), 0, flags.size() * sizeof(int), stream_));
+    NewtonDeviceBatch b;
+    b.K = K.data();
+    b.y = d_y.get();
+    b.beta = d_beta.get();
+    b.G = d_G.get();
+    b.open = d_open.get();
+    b.finished = d_finished.get();
+    b.n = static_cast<int>(n);
+    b.problems = P;
+    b.rounds = detail::kNewtonRounds;
+    b.C = options.C;
+    b.ridge = options.ridge;
+    b.tolerance = options.tolerance;
+    cuda_detail::newton_finish_batch(b, stream_);
+    Matrix solved(n, P), G(n, P);
+    std::vector<int> finished(flags.size());
+    copy_to_host(solved.data(), d_beta.get(), total);
+    copy_to_host(G.data(), d_G.get(), total);
+    copy_to_host(finished.data(), d_finished.get(), finished.size());
+    sync();
+    for (Index p = 0; p < P; ++p) {
+        if (!open[std::size_t(p)] || !finished[std::size_t(p)]) continue;
+        const Vector b_p = solved.col(p), G_p = G.col(p), y_p = Y.col(p);
+        const double gap = smo_detail::smo_kkt_gap(b_p, G_p, y_p, options.C);
+        if (!(gap <= options.tolerance)) continue;  // rounding put it just outside
+        SmoResult& r = out[std::size_t(p)];
+        r.beta = b_p;
+        r.kkt_gap = gap;
+        r.bias = smo_detail::smo_bias(b_p, G_p, y_p, options.C);
+        r.objective = smo_detail::smo_objective(b_p, G_p);
+        r.status = Status::Success;
+    }
+    return out;
+}
+
+// One launch; only the P outcomes come back to the host.
+std::vector<ScaleUpdate> CudaBackend::multiplicative_update_batch(
+    const DeviceMatrix& Z, const DeviceMatrix& W, const std::vector<char>& update,
+    double prune_tolerance, DeviceMatrix& normalized, DeviceMatrix& next) {
+    DeviceGuard guard(device_);
+    detail::check_multiplicative_update_batch(Z, W, update, prune_tolerance, normalized, next);
+    require_device_memory(Z, "Z", "multiplicative_update_batch");
+    require_device_memory(W, "W", "multiplicative_update_batch");
+    require_device_memory(normalized, "normalized", "multiplicative_update_batch");
+    require_device_memory(next, "next", "multiplicative_update_batch");
+    const Index P = Z.cols();
+    std::vector<ScaleUpdate> out(static_cast<std::size_t>(P));
+    if (P == 0) return out;
+    const std::vector<int> flags(update.begin(), update.end());
+    DeviceBuffer<int> d_flags(flags.size(), device_);
+    DeviceBuffer<ScaleUpdateOutcome> d_outcomes(flags.size(), device_);
+    copy_to_device(d_flags.get(), flags.data(), flags.size());
+    cuda_detail::multiplicative_update_batch(Z.data(), W.data(), Z.rows(), P, d_flags.get(),
+                                             prune_tolerance, normalized.data(), next.data(),
+                                             d_outcomes.get(), stream_);
+    std::vector<ScaleUpdateOutcome> outcomes(flags.size());
+    copy_to_host(outcomes.data(), d_outcomes.get(), outcomes.size());
+    sync();
+    for (Index p = 0; p < P; ++p) {
+        const ScaleUpdateOutcome& o = outcomes[std::size_t(p)];
+        out[std::size_t(p)] = ScaleUpdate{Index(o.survivors), o.max_change, o.degenerate != 0};
+    }
+    return out;
 }
 
 // All problems in one launch of the SMO kernels of smo.cu; the host prepares the starting points

@@ -70,6 +70,48 @@ void check_positive_diagonal(const double* L, i64 n, int* flag, cudaStream_t str
 void scale_rows_columns(double* X, i64 rows, i64 cols, const double* r, const double* c,
                         double shift, cudaStream_t stream);
 
+// ---- scale_update.cu -------------------------------------------------------------------------
+
+// What the update did to one column (Backend::multiplicative_update_batch's ScaleUpdate).
+struct ScaleUpdateOutcome {
+    i64 survivors = 0;
+    double max_change = 0.0;
+    int degenerate = 0;
+};
+
+// The AROM multiplicative update of every column p < P of Z (d x P) with update[p] != 0, from
+// W (d x P): normalized and next (d x P) as Backend::multiplicative_update_batch; columns not
+// updated or degenerate are copied. update and outcomes (P entries) are device memory.
+void multiplicative_update_batch(const double* Z, const double* W, i64 d, i64 P,
+                                 const int* update, double prune_tolerance, double* normalized,
+                                 double* next, ScaleUpdateOutcome* outcomes, cudaStream_t stream);
+
+// ---- newton.cu -------------------------------------------------------------------------------
+
+// A batch of Newton finishes (Backend::newton_finish_batch) of one size n, stored back to back
+// as SmoDeviceBatch's problems.
+struct NewtonDeviceBatch {
+    const double* K = nullptr;   // n x (n problems)
+    const double* y = nullptr;   // n x problems, +-1
+    double* beta = nullptr;      // n x problems: the SMO points in, the finished solutions out
+    double* G = nullptr;         // n x problems: the finished solutions' gradients Q beta - 1
+    const int* open = nullptr;   // problems: 0 skips the problem (nothing written)
+    int* finished = nullptr;     // problems: 1 where a round met the tolerance, else 0
+    int n = 0;
+    i64 problems = 0;
+    int rounds = 0;              // active-set rounds at most
+    double C = 1.0;              // may be +inf
+    double ridge = 0.0;
+    double tolerance = 1e-3;
+};
+
+// Shared memory the kernel needs for problems of size n, and whether that fits a block of
+// `device` (else the caller runs the host reference).
+std::size_t newton_shared_bytes(int n);
+bool newton_fits(int n, int device);
+// One block per problem, one launch.
+void newton_finish_batch(const NewtonDeviceBatch& batch, cudaStream_t stream);
+
 // ---- kernel_matrix.cu ------------------------------------------------------------------------
 
 // Kernel functions computed from a dot product (and the two squared norms for Rbf). The

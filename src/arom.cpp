@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <numeric>
 #include <sstream>
 
 #include "zeronorm/error.hpp"
@@ -240,61 +241,55 @@ AromPath::AromPath(Index d, const SelectionOptions& options, const IndexVector& 
     for (Index j = 0; j < d; ++j) alive_[std::size_t(j)] = j;
 }
 
-IndexVector AromPath::advance(const AromStep& step) {
+std::vector<ScaleSource> AromPath::scales_needed(const ScaleUpdate& update, bool solved) const {
+    std::vector<ScaleSource> sources;
+    if (!running_ || !solved || update.degenerate) return sources;
+    const std::int64_t iter = next_iteration();
+    for (std::size_t k = pending_;
+         k < counts_desc_.size() && update.survivors <= counts_desc_[k]; ++k)
+        sources.push_back(update.survivors == counts_desc_[k] ? ScaleSource::Next
+                          : iter > 1                          ? ScaleSource::Previous
+                                                              : ScaleSource::Normalized);
+    return sources;
+}
+
+bool AromPath::record(const ScaleUpdate& update, bool solved, double objective,
+                      const AromScales& scales) {
     ZN_EXPECTS(running_, "AromPath::advance after the path has stopped");
     const std::int64_t iter = next_iteration();
-    if (!step.solved) {
-        ranking_.status = Status::NumericalIssue;  // keep the last good iterate
-        running_ = false;
-        return {};
-    }
-    // Step 3: z <- z .* sum_k |w_bar_k|, normalised, pruned.
-    const AromUpdate update = arom_update(z_, step.w_abs_sum, options_.prune_tolerance);
-    if (update.degenerate) {  // w_bar = 0: nothing in the data separates the classes
+    // A failed fit, or w_bar = 0 (nothing in the data separates the classes): keep the last
+    // good iterate.
+    if (!solved || update.degenerate) {
         ranking_.status = Status::NumericalIssue;
         running_ = false;
-        return {};
+        return false;
     }
-    ranking_.iterations = iter;
-    const Index survivors = Index(update.keep.size());
-    ranking_.trace.push_back({survivors, step.objective, update.max_change});
-
-    // Feature counts reached at this iterate (the reading is documented at FeatureSubset):
-    // exactly r survivors -> those r; fewer -> the r largest z of the previous iterate (on
-    // the first iterate, whose predecessor is z = 1, the r largest before pruning).
-    while (pending_ < counts_desc_.size() && survivors <= counts_desc_[pending_]) {
+    // Feature counts reached at this iterate (the reading is documented at FeatureSubset). Over
+    // all d features the alive ones are exactly the nonzero scales (prune_tolerance > 0), except
+    // before the first update, when every feature is alive.
+    for (const ScaleSource source : scales_needed(update, solved)) {
         const Index r = counts_desc_[pending_];
-        if (survivors == r) {
-            IndexVector kept_features;
-            Vector kept_z(survivors);
-            for (Index k = 0; k < survivors; ++k) {
-                kept_features.push_back(alive_[std::size_t(update.keep[std::size_t(k)])]);
-                kept_z[k] = update.z[update.keep[std::size_t(k)]];
-            }
-            ranking_.selected[pending_] = top_r(kept_features, kept_z, r);
-        } else if (iter > 1) {
-            ranking_.selected[pending_] = top_r(alive_, z_, r);
+        IndexVector& selected = ranking_.selected[pending_];
+        if (source == ScaleSource::Normalized) {
+            IndexVector all(static_cast<std::size_t>(d_));
+            std::iota(all.begin(), all.end(), Index(0));
+            selected = top_r(all, scales.normalized(), r);
         } else {
-            ranking_.selected[pending_] = top_r(alive_, update.normalized, r);
+            const Vector v = source == ScaleSource::Next ? scales.next() : scales.previous();
+            IndexVector features;
+            std::vector<double> values;
+            for (Index j = 0; j < v.size(); ++j)
+                if (v[j] != 0.0) {
+                    features.push_back(j);
+                    values.push_back(v[j]);
+                }
+            const Eigen::Map<const Vector> alive_values(values.data(), Index(values.size()));
+            selected = top_r(features, alive_values, r);
         }
         ++pending_;
     }
-
-    // Compaction: drop the pruned columns for good.
-    IndexVector pruned_keep;
-    if (survivors < Index(alive_.size())) {
-        IndexVector next_alive;
-        Vector next_z(survivors);
-        for (Index k = 0; k < survivors; ++k) {
-            next_alive.push_back(alive_[std::size_t(update.keep[std::size_t(k)])]);
-            next_z[k] = update.z[update.keep[std::size_t(k)]];
-        }
-        alive_ = std::move(next_alive);
-        z_ = std::move(next_z);
-        pruned_keep = update.keep;
-    } else {
-        z_ = update.z;
-    }
+    ranking_.iterations = iter;
+    ranking_.trace.push_back({update.survivors, objective, update.max_change});
 
     const bool all_served = !counts_desc_.empty() && pending_ == counts_desc_.size();
     if (all_served || update.max_change <= options_.convergence_tolerance) {
@@ -303,7 +298,45 @@ IndexVector AromPath::advance(const AromStep& step) {
     } else if (iter >= options_.max_iterations) {
         running_ = false;  // status stays NoConvergence
     }
-    return pruned_keep;
+    return true;
+}
+
+IndexVector AromPath::advance(const AromStep& step) {
+    // Step 3: z <- z .* sum_k |w_bar_k|, normalised, pruned.
+    const AromUpdate update = step.solved
+                                  ? arom_update(z_, step.w_abs_sum, options_.prune_tolerance)
+                                  : AromUpdate{};
+    const auto over_all = [&](const Vector& alive_values) {
+        Vector full = Vector::Zero(d_);
+        for (std::size_t k = 0; k < alive_.size(); ++k) full[alive_[k]] = alive_values[Index(k)];
+        return full;
+    };
+    const AromScales scales{[&] { return over_all(z_); },
+                            [&] { return over_all(update.normalized); },
+                            [&] { return over_all(update.z); }};
+    const ScaleUpdate summary{Index(update.keep.size()), update.max_change, update.degenerate};
+    if (!record(summary, step.solved, step.objective, scales)) return {};
+
+    // Compaction: drop the pruned columns for good.
+    const Index survivors = summary.survivors;
+    if (survivors == Index(alive_.size())) {
+        z_ = update.z;
+        return {};
+    }
+    IndexVector next_alive;
+    Vector next_z(survivors);
+    for (Index k = 0; k < survivors; ++k) {
+        next_alive.push_back(alive_[std::size_t(update.keep[std::size_t(k)])]);
+        next_z[k] = update.z[update.keep[std::size_t(k)]];
+    }
+    alive_ = std::move(next_alive);
+    z_ = std::move(next_z);
+    return update.keep;
+}
+
+void AromPath::advance(const ScaleUpdate& update, bool solved, double objective,
+                       const AromScales& scales) {
+    record(update, solved, objective, scales);
 }
 
 Ranking AromPath::finish() && {
@@ -313,6 +346,23 @@ Ranking AromPath::finish() && {
     ranking_.scores = Vector::Zero(d_);
     for (std::size_t k = 0; k < alive_.size(); ++k) ranking_.scores[alive_[k]] = z_[Index(k)];
     return std::move(ranking_);
+}
+
+Ranking AromPath::finish(const Vector& final_scales) && {
+    ZN_EXPECTS_DIM(final_scales.size() == d_, "AromPath::finish: " << final_scales.size()
+                                                  << " final scales for " << d_ << " features");
+    // Before the first update every feature is alive at z = 1; later, the nonzero scales.
+    if (ranking_.iterations > 0) {
+        alive_.clear();
+        std::vector<double> values;
+        for (Index j = 0; j < d_; ++j)
+            if (final_scales[j] != 0.0) {
+                alive_.push_back(j);
+                values.push_back(final_scales[j]);
+            }
+        z_ = Eigen::Map<const Vector>(values.data(), Index(values.size()));
+    }
+    return std::move(*this).finish();
 }
 
 Ranking run_arom(AromFitter& fitter, Index d, const SelectionOptions& options,

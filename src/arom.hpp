@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "selection_common.hpp"
@@ -48,10 +49,22 @@ public:
 Vector scaled_weight_sum(Backend& backend, const DeviceMatrix& X, const Vector& z,
                          const Matrix& coef);
 
+// Which scales (over all d features, 0 = pruned) a feature count reached at an update is read
+// from (the reading documented at FeatureSubset): exactly r survivors -> the new scales; fewer
+// -> the r largest of the previous ones (on the first update, whose predecessor is z = 1, of the
+// normalised u before pruning).
+enum class ScaleSource { Next = 0, Previous = 1, Normalized = 2 };  // values index arrays
+
+// The scales around one update, each over all d features, computed or downloaded when asked.
+struct AromScales {
+    std::function<Vector()> previous, normalized, next;
+};
+
 // The bookkeeping of one AROM run around its fits: the z-update and pruning (step 3), the
 // feature counts reached on the way (the reading documented at FeatureSubset), the stopping
 // rules and the trace. run_arom drives one path with a fitter; the batched driver
-// (arom_batch.hpp) drives many paths, one per problem, with one batched fit per iteration.
+// (selection_batch.hpp) drives many paths, one per problem, whose scales stay in the backend's
+// memory and are updated there (Backend::multiplicative_update_batch) with the same arithmetic.
 class AromPath {
 public:
     AromPath(Index d, const SelectionOptions& options, const IndexVector& counts_desc);
@@ -66,11 +79,27 @@ public:
     // that survive when some were pruned, for the fitter's compaction; empty otherwise.
     IndexVector advance(const AromStep& step);
 
+    // The same for an update made elsewhere (a batch on the backend): `update` is what it did,
+    // `solved` whether the fit succeeded (if not, update is ignored), `objective` the fit's,
+    // `scales` reads the vectors around it (only those scales_needed names are read). z() and
+    // alive() are not kept up to date on this route: finish it with the final scales.
+    void advance(const ScaleUpdate& update, bool solved, double objective,
+                 const AromScales& scales);
+    // The sources the counts reached by such an update are read from (empty: none reached).
+    std::vector<ScaleSource> scales_needed(const ScaleUpdate& update, bool solved) const;
+
     // The ranking for every count (counts not reached: the r largest z of the last good
-    // iterate) and the final z over all d features as scores.
+    // iterate) and the final z over all d features as scores. The second form takes the last
+    // good iterate's scales over all d features (the batched route).
     Ranking finish() &&;
+    Ranking finish(const Vector& final_scales) &&;
 
 private:
+    // The trace, the counts served and the stopping rules of one update; false when the update
+    // is not taken (failed fit or degenerate u: the path stops at the last good iterate).
+    bool record(const ScaleUpdate& update, bool solved, double objective,
+                const AromScales& scales);
+
     const SelectionOptions& options_;
     const IndexVector& counts_desc_;
     Index d_;

@@ -138,6 +138,56 @@ void check_assign_columns(const DeviceMatrix& X, const IndexVector& cols,
     }
 }
 
+void check_multiplicative_update_batch(const DeviceMatrix& Z, const DeviceMatrix& W,
+                                       const std::vector<char>& update, double prune_tolerance,
+                                       const DeviceMatrix& normalized, const DeviceMatrix& next) {
+    const auto same_shape = [&](const DeviceMatrix& m) {
+        return m.rows() == Z.rows() && m.cols() == Z.cols();
+    };
+    ZN_EXPECTS_DIM(same_shape(W) && same_shape(normalized) && same_shape(next),
+                   "multiplicative_update_batch: Z is " << shape(Z) << ", W " << shape(W)
+                                                        << ", normalized " << shape(normalized)
+                                                        << " and next " << shape(next)
+                                                        << " (need one shape)");
+    ZN_EXPECTS_DIM(Index(update.size()) == Z.cols(),
+                   "multiplicative_update_batch: " << update.size() << " update flags for "
+                                                   << Z.cols() << " columns");
+    ZN_EXPECTS(prune_tolerance >= 0.0 && prune_tolerance < 1.0,
+               "multiplicative_update_batch: prune_tolerance must be in [0, 1), got "
+                   << prune_tolerance);
+    if (Z.empty()) return;
+    for (const DeviceMatrix* out : {&normalized, &next})
+        ZN_EXPECTS(out->data() != Z.data() && out->data() != W.data(),
+                   "multiplicative_update_batch: the outputs must not share storage with Z or W");
+    ZN_EXPECTS(normalized.data() != next.data(),
+               "multiplicative_update_batch: normalized and next must be distinct");
+}
+
+void check_newton_finish_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix& beta,
+                               const SmoOptions& options, const std::vector<char>& open) {
+    options.validate();
+    const Index n = Y.rows();
+    const Index P = Y.cols();
+    ZN_EXPECTS_DIM(K.rows() == n && K.cols() == n * P && beta.rows() == n && beta.cols() == P &&
+                       Index(open.size()) == P,
+                   "newton_finish_batch: K is " << shape(K) << ", labels " << n << " x " << P
+                                                << ", beta " << beta.rows() << " x "
+                                                << beta.cols() << ", " << open.size()
+                                                << " open flags (need K n x n P, the others n x P "
+                                                   "and P flags)");
+    for (Index p = 0; p < P; ++p) {
+        if (!open[std::size_t(p)]) continue;
+        for (Index i = 0; i < n; ++i) {
+            ZN_EXPECTS(Y(i, p) == 1.0 || Y(i, p) == -1.0,
+                       "newton_finish_batch: label " << i << " of problem " << p << " is "
+                                                     << Y(i, p) << ", not +1 or -1");
+            ZN_EXPECTS(beta(i, p) >= 0 && beta(i, p) <= options.C,
+                       "newton_finish_batch: beta(" << i << ", " << p << ") = " << beta(i, p)
+                                                    << " is outside [0, " << options.C << "]");
+        }
+    }
+}
+
 void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,
                      const std::vector<char>& active) {
     const Index n = Y.rows();

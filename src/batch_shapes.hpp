@@ -44,6 +44,17 @@ void check_smo_working_set(const DeviceMatrix& K, const Vector& y, const Vector&
 void check_assign_columns(const DeviceMatrix& X, const IndexVector& cols,
                           const DeviceMatrix& source);
 
+// multiplicative_update_batch's operands: Z, W, normalized and next of one shape, the outputs
+// distinct from the inputs, update with one flag per column, prune_tolerance in [0, 1).
+void check_multiplicative_update_batch(const DeviceMatrix& Z, const DeviceMatrix& W,
+                                       const std::vector<char>& update, double prune_tolerance,
+                                       const DeviceMatrix& normalized, const DeviceMatrix& next);
+
+// newton_finish_batch's operands: K (n x n P), Y (+-1 in the open problems) and beta (n x P,
+// finite, within [0, C]), open with P flags; C finite and > 0, ridge >= 0.
+void check_newton_finish_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix& beta,
+                               const SmoOptions& options, const std::vector<char>& open);
+
 // K (n x n P) against Y (n x P), warm_start (n x P) and active (P or empty).
 void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,
                      const std::vector<char>& active);

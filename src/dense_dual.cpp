@@ -22,25 +22,25 @@ constexpr Index kMaxNewtonSize = 1000;
 // Which bound each variable sits at, or free.
 enum class Side : char { Lower, Free, Upper };
 
-// The Newton finish from SMO's coarse solution `coarse` (see the header): solve the system of
-// the current free set; variables that leave the box go to the bound they crossed, bounded
-// variables whose multiplier has the wrong sign become free, and the system is solved again
-// (a few active-set rounds). Nothing when the free set empties, the system is singular, or no
-// round meets the tolerance: the caller then finishes with SMO.
+}  // namespace
+
+// Solve the system of the current free set; variables that leave the box go to the bound they
+// crossed, bounded variables whose multiplier has the wrong sign become free, and the system is
+// solved again (a few active-set rounds). Nothing when the free set empties, the system is
+// singular, or no round meets the tolerance: the caller then finishes with SMO.
 std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const Vector& y,
-                                       const SmoOptions& options, const SmoResult& coarse) {
-    constexpr int kMaxRounds = 8;
+                                       const SmoOptions& options, const Vector& coarse_beta) {
     const Index n = y.size();
     const double C = options.C;
     std::vector<Side> side(std::size_t(n), Side::Lower);
     for (Index i = 0; i < n; ++i)
-        side[std::size_t(i)] = coarse.beta[i] >= C ? Side::Upper
-                               : coarse.beta[i] > 0 ? Side::Free : Side::Lower;
+        side[std::size_t(i)] = coarse_beta[i] >= C ? Side::Upper
+                               : coarse_beta[i] > 0 ? Side::Free : Side::Lower;
     // Q = y y' .* (K + ridge I), formed once.
     Matrix Q = y.asDiagonal() * K * y.asDiagonal();
     Q.diagonal().array() += options.ridge;
 
-    for (int round = 0; round < kMaxRounds; ++round) {
+    for (int round = 0; round < kNewtonRounds; ++round) {
         IndexVector free;
         Vector beta = Vector::Zero(n);
         for (Index i = 0; i < n; ++i) {
@@ -79,7 +79,7 @@ std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const 
         if (left_box) continue;
 
         const Vector G = Q * beta - Vector::Ones(n);  // gradient of 1/2 b'Qb - 1'b
-        SmoResult out = coarse;
+        SmoResult out;
         out.beta = beta;
         out.kkt_gap = smo_detail::smo_kkt_gap(beta, G, y, C);
         if (out.kkt_gap <= options.tolerance) {
@@ -104,11 +104,16 @@ std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const 
     return std::nullopt;
 }
 
-}  // namespace
+namespace {
 
+// True when solve_dense_dual attempts Newton finishes for problems of size n under `options`
+// (a tolerance below the first coarse stage, n small enough for dense factorisations); else it
+// is plain SMO.
 bool tries_newton(const SmoOptions& options, Index n) {
     return options.tolerance < kCoarseTolerances[0] && n <= kMaxNewtonSize;
 }
+
+}  // namespace
 
 SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector& y,
                            const SmoOptions& options, const Vector* warm_start) {
@@ -121,8 +126,7 @@ SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector
 std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatrix& K,
                                               const Matrix& Y, const SmoOptions& options,
                                               const Matrix* warm_start,
-                                              const std::vector<char>& active,
-                                              const Matrix* K_host) {
+                                              const std::vector<char>& active) {
     const Index n = Y.rows();
     const Index P = Y.cols();
     if (!tries_newton(options, n)) return backend.solve_smo_batch(K, Y, options, warm_start, active);
@@ -133,7 +137,6 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
     std::vector<std::int64_t> iterations(static_cast<std::size_t>(P), 0);
     Matrix beta = warm_start != nullptr ? *warm_start : Matrix::Zero(n, P);
     bool started = warm_start != nullptr;
-    Matrix K_downloaded;  // at the first Newton attempt, unless the caller gave K_host
     for (const double coarse_tolerance : kCoarseTolerances) {
         if (coarse_tolerance <= options.tolerance) break;
         if (std::none_of(staged.begin(), staged.end(), [](char c) { return c != 0; })) break;
@@ -142,27 +145,22 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
         const std::vector<SmoResult> current =
             backend.solve_smo_batch(K, Y, coarse, started ? &beta : nullptr, staged);
         started = true;
-        if (K_host == nullptr) {
-            K_downloaded = backend.download(K);
-            K_host = &K_downloaded;
+        for (Index p = 0; p < P; ++p) {
+            if (!staged[std::size_t(p)]) continue;
+            const SmoResult& r = current[std::size_t(p)];
+            iterations[std::size_t(p)] += r.iterations;
+            beta.col(p) = r.beta;
+            if (r.status != Status::Success) staged[std::size_t(p)] = 0;  // to the final SMO
         }
-        parallel_for(std::size_t(P), 0, [&](std::size_t p) {
-            if (!staged[p]) return;
-            const SmoResult& r = current[p];
-            iterations[p] += r.iterations;
-            beta.col(Index(p)) = r.beta;
-            if (r.status != Status::Success) {
-                staged[p] = 0;  // straight to the final SMO, as solve_dense_dual
-                return;
-            }
-            if (auto finished =
-                    newton_finish(K_host->middleCols(Index(p) * n, n), Y.col(Index(p)), options, r)) {
-                finished->iterations = iterations[p];
-                results[p] = std::move(*finished);
-                open[p] = 0;
-                staged[p] = 0;
-            }
-        });
+        std::vector<SmoResult> finished = backend.newton_finish_batch(K, Y, beta, options, staged);
+        for (Index p = 0; p < P; ++p) {
+            SmoResult& f = finished[std::size_t(p)];
+            if (!staged[std::size_t(p)] || f.beta.size() == 0) continue;
+            f.iterations = iterations[std::size_t(p)];
+            results[std::size_t(p)] = std::move(f);
+            open[std::size_t(p)] = 0;
+            staged[std::size_t(p)] = 0;
+        }
     }
     if (std::any_of(open.begin(), open.end(), [](char c) { return c != 0; })) {
         std::vector<SmoResult> tail =
@@ -174,6 +172,20 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
         }
     }
     return results;
+}
+
+std::vector<SmoResult> newton_finish_on_host(const Eigen::Ref<const Matrix>& K, const Matrix& Y,
+                                             const Matrix& beta, const SmoOptions& options,
+                                             const std::vector<char>& open) {
+    const Index n = Y.rows();
+    std::vector<SmoResult> out(static_cast<std::size_t>(Y.cols()));
+    parallel_for(out.size(), 0, [&](std::size_t p) {
+        if (!open[p]) return;
+        if (auto finished = newton_finish(K.middleCols(Index(p) * n, n), Y.col(Index(p)), options,
+                                          beta.col(Index(p))))
+            out[p] = std::move(*finished);
+    });
+    return out;
 }
 
 }  // namespace zeronorm::detail

@@ -13,30 +13,38 @@
 // tolerance, so the answer is never worse than plain SMO's.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "zeronorm/backend.hpp"
 
 namespace zeronorm::detail {
 
-// True when solve_dense_dual attempts Newton finishes for problems of size n under `options`
-// (a tolerance below the first coarse stage, n small enough for dense factorisations); else it
-// is plain SMO and never reads the kernels on the host.
-bool tries_newton(const SmoOptions& options, Index n);
-
 SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector& y,
                            const SmoOptions& options, const Vector* warm_start = nullptr);
 
 // The same for a batch of problems (Backend::solve_smo_batch's arguments), which the single
 // form above runs with one problem: each SMO stage is one batched solve over the problems still
-// open, the Newton finishes run on the host in parallel from one download of the kernels, and
-// the problems no Newton step finished get one batched SMO to the requested tolerance.
-// K_host, when given, is K already downloaded (a caller solving several C on one batch of
-// kernels downloads them once).
+// open, the Newton finishes one Backend::newton_finish_batch (on the device for CUDA), and the
+// problems no Newton step finished get one batched SMO to the requested tolerance.
 std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatrix& K,
                                               const Matrix& Y, const SmoOptions& options,
                                               const Matrix* warm_start = nullptr,
-                                              const std::vector<char>& active = {},
-                                              const Matrix* K_host = nullptr);
+                                              const std::vector<char>& active = {});
+
+// Active-set rounds of the Newton finish (Backend::newton_finish_batch) before giving up.
+constexpr int kNewtonRounds = 8;
+
+// The Newton finish of one problem from the SMO point coarse_beta, on the host (the reference,
+// and the CPU backend's newton_finish_batch): the finished result (Success, with bias,
+// objective and KKT gap, iterations 0), or nothing.
+std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const Vector& y,
+                                       const SmoOptions& options, const Vector& coarse_beta);
+
+// newton_finish for the problems with open[p] of a batch on the host (K n x (n P) in host
+// memory), in parallel: Backend::newton_finish_batch's result.
+std::vector<SmoResult> newton_finish_on_host(const Eigen::Ref<const Matrix>& K, const Matrix& Y,
+                                             const Matrix& beta, const SmoOptions& options,
+                                             const std::vector<char>& open);
 
 }  // namespace zeronorm::detail

@@ -32,67 +32,86 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const SplitBatch& c,
     const DeviceMatrix& X_test = c.blocks.test;
     PhaseClock clock;
 
-    // The AROM paths, advancing together.
+    // The AROM paths, advancing together. Their scales live in the backend's memory (d x P,
+    // column p = split p's z over all d features, 0 = pruned) and are updated there; the host
+    // sees each split's survivors and largest change, and downloads the columns a feature count
+    // reached is read from.
     std::vector<AromPath> paths;
     paths.reserve(std::size_t(P));
     for (Index p = 0; p < P; ++p) paths.emplace_back(d, sel, counts_desc);
     const SmoOptions inner = dual_options(sel.smo, sel.C, sel.ridge);
     Matrix beta = Matrix::Zero(n, P);  // warm starts
+    DeviceMatrix Z = backend.upload(Matrix::Ones(d, P));
+    DeviceMatrix Z_next = backend.allocate(d, P);
+    DeviceMatrix normalized = backend.allocate(d, P);
+    DeviceMatrix XtC = backend.allocate(d, P);
     std::int64_t iterations = 0;
     for (;;) {
         std::vector<char> active(std::size_t(P), 0);
         for (Index p = 0; p < P; ++p) active[std::size_t(p)] = paths[std::size_t(p)].running();
         if (std::none_of(active.begin(), active.end(), [](char a) { return a != 0; })) break;
-        Matrix Z(d, P);
-        parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
-            Z.col(Index(p)).setZero();
-            const AromPath& path = paths[p];
-            if (!active[p]) return;
-            for (std::size_t k = 0; k < path.alive().size(); ++k)
-                Z(path.alive()[k], Index(p)) = path.z()[Index(k)];
-        });
-        const DeviceMatrix Z_dev = backend.upload(Z);
         const DeviceMatrix K =
-            backend.scaled_gram_batch(X_train, X_train, Z_dev, options.gram_precision);
+            backend.scaled_gram_batch(X_train, X_train, Z, options.gram_precision);
         clock.lap(phases.gram);
         const std::vector<SmoResult> duals =
             solve_dense_dual_batch(backend, K, c.y_train, inner, &beta, active);
         clock.lap(phases.smo);
+        std::vector<char> solved(std::size_t(P), 0);
         Matrix coef = Matrix::Zero(n, P);  // beta .* y
         for (Index p = 0; p < P; ++p) {
             if (!active[std::size_t(p)] || duals[std::size_t(p)].status != Status::Success)
                 continue;
+            solved[std::size_t(p)] = 1;
             beta.col(p) = duals[std::size_t(p)].beta;
             coef.col(p) = beta.col(p).cwiseProduct(c.y_train.col(p));
         }
-        // w_bar_p = z_p .* (X_p' coef_p), all splits in one product.
-        const DeviceMatrix coef_dev = backend.upload(coef);
-        DeviceMatrix XtC = backend.allocate(d, P);
-        backend.gemm_batch(P, true, false, 1.0, X_train, coef_dev, 0.0, XtC);
-        const Matrix xtc = backend.download(XtC);
+        // W_p = X_p' coef_p for all splits in one product, then the update on the backend.
+        backend.gemm_batch(P, true, false, 1.0, X_train, backend.upload(coef), 0.0, XtC);
         clock.lap(phases.weights);
+        const std::vector<ScaleUpdate> updates = backend.multiplicative_update_batch(
+            Z, XtC, solved, sel.prune_tolerance, normalized, Z_next);
+        // The scale columns the counts reached at this update are read from, in one download
+        // per source.
+        IndexVector wanted[3];  // columns wanted from each source
+        for (Index p = 0; p < P; ++p) {
+            if (!active[std::size_t(p)]) continue;
+            for (const ScaleSource source : paths[std::size_t(p)].scales_needed(
+                     updates[std::size_t(p)], solved[std::size_t(p)] != 0)) {
+                IndexVector& list = wanted[int(source)];
+                if (list.empty() || list.back() != p) list.push_back(p);
+            }
+        }
+        const DeviceMatrix* from[3] = {&Z_next, &Z, &normalized};  // by ScaleSource
+        Matrix fetched[3];
+        std::vector<Index> position[3];  // column of split p in fetched[source], or -1
+        for (int source = 0; source < 3; ++source) {
+            position[source].assign(std::size_t(P), -1);
+            if (wanted[source].empty()) continue;
+            fetched[source] =
+                backend.download(backend.select_columns(*from[source], wanted[source]));
+            for (std::size_t k = 0; k < wanted[source].size(); ++k)
+                position[source][std::size_t(wanted[source][k])] = Index(k);
+        }
         parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
             if (!active[p]) return;
-            AromPath& path = paths[p];
-            AromStep step;
-            const SmoResult& r = duals[p];
-            step.solved = r.status == Status::Success;
-            if (step.solved) {
-                step.objective = -r.objective;
-                step.w_abs_sum.resize(Index(path.alive().size()));
-                for (std::size_t k = 0; k < path.alive().size(); ++k) {
-                    const Index j = path.alive()[k];
-                    step.w_abs_sum[Index(k)] = std::abs(Z(j, Index(p)) * xtc(j, Index(p)));
-                }
-            }
-            path.advance(step);
+            const auto column = [&](ScaleSource source) {
+                const int s = int(source);
+                return [&, s] { return Vector(fetched[s].col(position[s][p])); };
+            };
+            const AromScales scales{column(ScaleSource::Previous), column(ScaleSource::Normalized),
+                                    column(ScaleSource::Next)};
+            const double objective = solved[p] ? -duals[p].objective : 0.0;
+            paths[p].advance(updates[p], solved[p] != 0, objective, scales);
         });
+        std::swap(Z, Z_next);
         ++iterations;
         clock.lap(phases.paths);
     }
     phases.iterations = std::max(phases.iterations, iterations);
+    const Matrix final_scales = backend.download(Z);
     std::vector<Ranking> rankings;
-    for (AromPath& path : paths) rankings.push_back(std::move(path).finish());
+    for (Index p = 0; p < P; ++p)
+        rankings.push_back(std::move(paths[std::size_t(p)]).finish(final_scales.col(p)));
 
     // The final classifiers on the selected original columns (0/1 scales), and their test
     // decisions K_test (beta .* y) + b, one batch per feature count.

@@ -86,16 +86,12 @@ private:
                 for (std::size_t i = 0; i < g.test[q].size(); ++i)
                     Y_eval(Index(i), Index(q)) = batch_.y_train(g.test[q][i], g.split[q]);
             }
-            // Downloaded once for every C's Newton steps.
-            const Matrix K_train_host =
-                tries_newton(options_.svm.smo, Y.rows()) ? backend_.download(K_train) : Matrix();
             clock_.lap(phases_.kernels);
             Matrix warm;  // the previous (smaller) C's solutions: still feasible for this C
             for (std::size_t c = 0; c < G; ++c) {
                 const std::vector<SmoResult> duals =
                     solve_dense_dual_batch(backend_, K_train, Y, smo_for(grid_[c]),
-                                           c > 0 ? &warm : nullptr, {},
-                                           K_train_host.size() ? &K_train_host : nullptr);
+                                           c > 0 ? &warm : nullptr);
                 warm.resize(Y.rows(), Y.cols());
                 for (std::size_t q = 0; q < duals.size(); ++q) {
                     record(std::size_t(g.split[q]), duals[q]);
@@ -124,14 +120,12 @@ private:
     // C), then all test decisions in one product.
     void fit_final() {
         std::vector<SmoResult> finals(out_.size());
-        const Matrix K_host = tries_newton(options_.svm.smo, n()) ? backend_.download(K_) : Matrix();
         for (const double C : grid_) {
             std::vector<char> chosen(out_.size(), 0);
             for (std::size_t p = 0; p < out_.size(); ++p) chosen[p] = out_[p].C == C;
             if (std::none_of(chosen.begin(), chosen.end(), [](char c) { return c != 0; })) continue;
             std::vector<SmoResult> duals =
-                solve_dense_dual_batch(backend_, K_, batch_.y_train, smo_for(C), nullptr, chosen,
-                                       K_host.size() ? &K_host : nullptr);
+                solve_dense_dual_batch(backend_, K_, batch_.y_train, smo_for(C), nullptr, chosen);
             for (std::size_t p = 0; p < out_.size(); ++p)
                 if (chosen[p]) finals[p] = std::move(duals[p]);
         }

@@ -45,6 +45,88 @@ TEST(AromUpdate, AllZeroWeightsAreDegenerate) {
 
 class Arom : public ::testing::TestWithParam<BackendKind> {};
 
+// The batched route keeps the scales in the backend's memory and updates them there
+// (multiplicative_update_batch); its paths must end exactly where the host route's do. Both are
+// fed the same fits, w_j = v_j / z_j with random v (so z shrinks by the factor v each time) and
+// chosen features made negligible at chosen iterations, so every count is served from each of
+// the three sources; `prunes` lists per iteration how many alive features to prune, -1 for a
+// failed fit, -2 for w = 0 (degenerate).
+void expect_backend_path_equals_host_path(Backend& backend, const std::vector<int>& prunes,
+                                          std::int64_t max_iterations, std::mt19937_64& rng) {
+    const Index d = 60;
+    SelectionOptions options;
+    options.max_iterations = max_iterations;
+    const IndexVector counts_desc{60, 55, 40, 25, 10, 3};
+    detail::AromPath host(d, options, counts_desc), batched(d, options, counts_desc);
+    DeviceMatrix Z = backend.upload(Matrix::Ones(d, 1));
+    DeviceMatrix normalized = backend.allocate(d, 1), next = backend.allocate(d, 1);
+    std::uniform_real_distribution<double> factor(0.6, 1.0);
+    for (std::size_t t = 0; host.running(); ++t) {
+        ASSERT_TRUE(batched.running());
+        ASSERT_LT(t, prunes.size());
+        // The fit: over all d features, zero where pruned.
+        Vector w = Vector::Zero(d);
+        const IndexVector& alive = host.alive();
+        for (std::size_t k = 0; k < alive.size(); ++k)
+            w[alive[k]] = factor(rng) / host.z()[Index(k)];
+        if (prunes[t] > 0)
+            for (int k = 0; k < prunes[t]; ++k) w[alive[std::size_t(3 * k % alive.size())]] *= 1e-12;
+        if (prunes[t] == -2) w.setZero();
+        const bool solved = prunes[t] != -1;
+        detail::AromStep step;
+        step.solved = solved;
+        step.objective = double(t) + 0.5;
+        step.w_abs_sum.resize(Index(alive.size()));
+        for (std::size_t k = 0; k < alive.size(); ++k)
+            step.w_abs_sum[Index(k)] = std::abs(host.z()[Index(k)] * w[alive[k]]);
+        host.advance(step);
+
+        const std::vector<ScaleUpdate> u = backend.multiplicative_update_batch(
+            Z, backend.upload(w), {char(solved)}, options.prune_tolerance, normalized, next);
+        const std::vector<detail::ScaleSource> needed = batched.scales_needed(u[0], solved);
+        std::vector<detail::ScaleSource> read;
+        const auto reader = [&](detail::ScaleSource source, const DeviceMatrix& m) {
+            return [&, source] {
+                read.push_back(source);
+                return Vector(backend.download(m).col(0));
+            };
+        };
+        batched.advance(u[0], solved, step.objective,
+                        {reader(detail::ScaleSource::Previous, Z),
+                         reader(detail::ScaleSource::Normalized, normalized),
+                         reader(detail::ScaleSource::Next, next)});
+        EXPECT_EQ(read, needed) << "iteration " << t + 1;
+        std::swap(Z, next);
+    }
+    EXPECT_FALSE(batched.running());
+    const detail::Ranking a = std::move(host).finish();
+    const detail::Ranking b = std::move(batched).finish(backend.download(Z).col(0));
+    EXPECT_EQ(a.status, b.status);
+    EXPECT_EQ(a.iterations, b.iterations);
+    EXPECT_EQ(a.selected, b.selected);
+    EXPECT_EQ(a.scores, b.scores);
+    ASSERT_EQ(a.trace.size(), b.trace.size());
+    for (std::size_t k = 0; k < a.trace.size(); ++k) {
+        EXPECT_EQ(a.trace[k].n_features, b.trace[k].n_features) << k;
+        EXPECT_EQ(a.trace[k].objective, b.trace[k].objective) << k;
+        EXPECT_EQ(a.trace[k].max_change, b.trace[k].max_change) << k;
+    }
+}
+
+TEST_P(Arom, BackendUpdatesEqualTheHostPath) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(testing::test_seed() + 29);
+    // 60 -> 60 (count 60 from the new scales), 55 (55 likewise), 40 (40), 20 (25 from the
+    // previous scales), then w = 0: the path stops, 10 and 3 come from the last good iterate.
+    expect_backend_path_equals_host_path(*backend, {0, 5, 15, 20, -2}, 100, rng);
+    // 60 -> 52 on the first update (60 and 55 from the normalised u), then no pruning until the
+    // iteration cap.
+    expect_backend_path_equals_host_path(*backend, {8, 0, 0, 0}, 4, rng);
+    // A failed fit on the third iteration keeps the second iterate.
+    expect_backend_path_equals_host_path(*backend, {0, 30, -1}, 100, rng);
+}
+
 // Four points, three features, symmetric in feature 3:
 //   +1: (1, 0.5,  1), (1, 0.5, -1)      -1: (-1, -0.5, 1), (-1, -0.5, -1).
 // The hard-margin SVM on z * x has w3 = 0 by symmetry, and with d = z .* (2, 1) (the difference

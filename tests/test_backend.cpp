@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "backends.hpp"
@@ -397,6 +398,75 @@ TEST_P(BackendPrimitives, SmoBatchEqualsOneProblemAtATime) {
     // n = 48 fits the CUDA one-warp kernel's shared memory; n = 100 takes the block kernel.
     expect_smo_batch_equals_single(*backend, 48, rng);
     expect_smo_batch_equals_single(*backend, 100, rng);
+}
+
+// The AROM update written out entry by entry: u = z .* |z .* w|, u / max(u), prune.
+TEST_P(BackendPrimitives, MultiplicativeUpdateBatchMatchesPlainUpdate) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 17);
+    const Index d = 1037, P = 23;
+    const double tolerance = 1e-3;
+    Matrix Z = random_matrix(d, P, rng, 0.0, 1.0);
+    Matrix W = random_matrix(d, P, rng, -2.0, 2.0);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (Index p = 0; p < P; ++p)
+        for (Index j = 0; j < d; ++j) {
+            if (unit(rng) < 0.3) Z(j, p) = 0.0;                 // pruned earlier
+            if (unit(rng) < 0.2) W(j, p) *= 1e-4;               // pruned now
+        }
+    W.col(3).setZero();                                         // degenerate: u = 0
+    W(5, 4) = std::numeric_limits<double>::quiet_NaN();         // degenerate: NaN
+    Z(5, 4) = 0.5;
+    W(9, 6) = std::numeric_limits<double>::infinity();          // degenerate: Inf
+    Z(9, 6) = 0.5;
+    std::vector<char> update(std::size_t(P), 1);
+    update[2] = update[11] = 0;                                 // left alone
+
+    const DeviceMatrix Zd = backend->upload(Z), Wd = backend->upload(W);
+    DeviceMatrix normalized = backend->allocate(d, P), next = backend->allocate(d, P);
+    const std::vector<ScaleUpdate> out =
+        backend->multiplicative_update_batch(Zd, Wd, update, tolerance, normalized, next);
+    const Matrix got_normalized = backend->download(normalized), got_next = backend->download(next);
+    ASSERT_EQ(out.size(), std::size_t(P));
+    for (Index p = 0; p < P; ++p) {
+        SCOPED_TRACE(p);
+        const ScaleUpdate& s = out[std::size_t(p)];
+        Vector u(d);
+        for (Index j = 0; j < d; ++j) u[j] = Z(j, p) * std::abs(Z(j, p) * W(j, p));
+        const bool degenerate = update[std::size_t(p)] && (!u.allFinite() || !(u.maxCoeff() > 0));
+        EXPECT_EQ(s.degenerate, degenerate);
+        EXPECT_EQ(degenerate, p == 3 || p == 4 || p == 6);
+        if (!update[std::size_t(p)] || degenerate) {
+            EXPECT_EQ(got_normalized.col(p), Z.col(p));
+            EXPECT_EQ(got_next.col(p), Z.col(p));
+            EXPECT_EQ(s.survivors, 0);
+            continue;
+        }
+        const double top = u.maxCoeff();
+        Index survivors = 0;
+        double change = 0.0;
+        for (Index j = 0; j < d; ++j) {
+            const double v = u[j] / top;
+            EXPECT_EQ(got_normalized(j, p), v) << j;
+            EXPECT_EQ(got_next(j, p), v > tolerance ? v : 0.0) << j;
+            survivors += v > tolerance;
+            change = std::max(change, std::abs(v - Z(j, p)));
+        }
+        EXPECT_EQ(s.survivors, survivors);
+        EXPECT_GT(survivors, 0);
+        EXPECT_LT(survivors, d);
+        EXPECT_EQ(s.max_change, change);
+    }
+    EXPECT_THROW(backend->multiplicative_update_batch(Zd, Wd, update, tolerance, normalized,
+                                                      normalized),
+                 InvalidArgument);
+    EXPECT_THROW(backend->multiplicative_update_batch(Zd, Wd, std::vector<char>(2, 1), tolerance,
+                                                      normalized, next),
+                 DimensionMismatch);
+    DeviceMatrix narrow = backend->allocate(d, P - 1);
+    EXPECT_THROW(backend->multiplicative_update_batch(Zd, Wd, update, tolerance, normalized, narrow),
+                 DimensionMismatch);
 }
 
 ZN_INSTANTIATE_FOR_BACKENDS(BackendPrimitives);

@@ -47,6 +47,13 @@ private:
     Index cols_ = 0;
 };
 
+// What Backend::multiplicative_update_batch did to one column.
+struct ScaleUpdate {
+    Index survivors = 0;      // entries of the new column above the prune tolerance
+    double max_change = 0.0;  // max_j |u_j / max(u) - z_j|
+    bool degenerate = false;  // u all zero or not finite: the column was left unchanged
+};
+
 // The training and test blocks of many splits (Backend::split_batch).
 struct SplitBlocks {
     DeviceMatrix train;  // n x (d P)
@@ -183,6 +190,21 @@ public:
                             const DeviceMatrix& A, const DeviceMatrix& B, double beta,
                             DeviceMatrix& C) = 0;
 
+    // The multiplicative update of AROM (Weston et al. 2003, sec. 3.1 step 3) for a batch of
+    // feature scalings, so the scales stay in the backend's memory between iterations: for
+    // every column p with update[p] != 0, with z = Z(:, p) and w = W(:, p) (W = X_p'(beta_p .* y_p)
+    // from the fit on the rescaled data),
+    //   u = z .* |z .* w|,  normalized(:, p) = u / max(u),  next(:, p) = normalized(:, p) with
+    //   the entries <= prune_tolerance set to 0.
+    // Columns with update[p] == 0, and those whose u is all zero or has a NaN or Inf
+    // (degenerate), are copied from Z into both outputs. Z, W, normalized and next are d x P
+    // (normalized and next allocated, distinct from Z and W); update has P entries. Returns each
+    // column's survivors, largest change and degeneracy (zeros for columns not updated). The
+    // same arithmetic as the one-problem update (arom_update), so both give the same scales.
+    virtual std::vector<ScaleUpdate> multiplicative_update_batch(
+        const DeviceMatrix& Z, const DeviceMatrix& W, const std::vector<char>& update,
+        double prune_tolerance, DeviceMatrix& normalized, DeviceMatrix& next) = 0;
+
     // SMO, as solve_smo above with the same options for every problem, on the P = Y.cols()
     // kernels of K (n x (n P)) with labels Y (n x P, +-1). warm_start (n x P), when given, holds
     // the starting betas. Only the problems with active[p] != 0 are solved (empty: all); the
@@ -192,6 +214,20 @@ public:
                                                    const SmoOptions& options,
                                                    const Matrix* warm_start = nullptr,
                                                    const std::vector<char>& active = {}) = 0;
+
+    // The Newton finish of the dense dual (solve_dense_dual's, dense_dual.hpp) for a batch of
+    // problems: for each p with open[p] != 0, from the SMO point beta(:, p) on the kernel of
+    // block p of K (n x (n P)) with labels Y(:, p) (+-1) and options.C / options.ridge, up to
+    // kNewtonRounds active-set rounds of the stationarity system of the free variables with the
+    // equality constraint. Returns, where a round met options.tolerance (KKT gap of the full
+    // gradient), the solution (status Success with beta, bias, objective and gap, iterations
+    // 0); elsewhere, and where the free set emptied or the system was singular, an empty
+    // result (beta of size 0). CUDA: one thread block per problem, its system in shared memory
+    // (the host code above the device's shared-memory limit).
+    virtual std::vector<SmoResult> newton_finish_batch(const DeviceMatrix& K, const Matrix& Y,
+                                                       const Matrix& beta,
+                                                       const SmoOptions& options,
+                                                       const std::vector<char>& open) = 0;
 
     // SMO with kernel columns computed on demand from X (n x d) and cached (options.cache_mb),
     // for n too large for a full kernel matrix. The CUDA backend forms the n x n kernel in device

@@ -1,0 +1,102 @@
+// The AROM multiplicative update for a batch of feature scalings (Backend::
+// multiplicative_update_batch): one thread block per column, two passes over its d entries
+// (the largest u, then normalise, prune and count), block reductions by CUB. The arithmetic is
+// the one-problem update's (arom_update): u_j = z_j |z_j w_j|, then u_j / max(u).
+#include <cub/block/block_reduce.cuh>
+
+#include <cmath>
+
+#include "cuda_check.cuh"
+#include "device_ops.hpp"
+
+namespace zeronorm::cuda_detail {
+namespace {
+
+constexpr int kThreads = 256;
+
+struct MaxOp {
+    __device__ double operator()(double a, double b) const { return a > b ? a : b; }
+};
+
+__global__ void __launch_bounds__(kThreads)
+    multiplicative_update_kernel(const double* Z, const double* W, i64 d, const int* update,
+                                 double prune_tolerance, double* normalized, double* next,
+                                 ScaleUpdateOutcome* outcomes) {
+    using DoubleReduce = cub::BlockReduce<double, kThreads>;
+    using IntReduce = cub::BlockReduce<i64, kThreads>;
+    __shared__ union {
+        typename DoubleReduce::TempStorage real;
+        typename IntReduce::TempStorage count;
+    } scratch;
+    __shared__ double s_top;
+    __shared__ int s_degenerate;
+
+    const i64 p = blockIdx.x;
+    const double* z = Z + p * d;
+    const double* w = W + p * d;
+    double* out_normalized = normalized + p * d;
+    double* out_next = next + p * d;
+    ScaleUpdateOutcome outcome{};
+
+    bool copy = update[p] == 0;
+    if (!copy) {
+        double top = 0.0;
+        int bad = 0;
+        for (i64 j = threadIdx.x; j < d; j += kThreads) {
+            const double u = z[j] * fabs(z[j] * w[j]);
+            if (!isfinite(u)) bad = 1;
+            else if (u > top) top = u;
+        }
+        const double block_top = DoubleReduce(scratch.real).Reduce(top, MaxOp());
+        __syncthreads();
+        const int any_bad = __syncthreads_or(bad);
+        if (threadIdx.x == 0) {
+            s_top = block_top;
+            s_degenerate = any_bad || !(block_top > 0.0) || !isfinite(block_top);
+        }
+        __syncthreads();
+        copy = s_degenerate != 0;
+        outcome.degenerate = copy ? 1 : 0;
+    }
+    if (copy) {
+        for (i64 j = threadIdx.x; j < d; j += kThreads) {
+            out_normalized[j] = z[j];
+            out_next[j] = z[j];
+        }
+        if (threadIdx.x == 0) outcomes[p] = outcome;
+        return;
+    }
+    const double top = s_top;
+    double change = 0.0;
+    i64 survivors = 0;
+    for (i64 j = threadIdx.x; j < d; j += kThreads) {
+        const double v = z[j] * fabs(z[j] * w[j]) / top;
+        out_normalized[j] = v;
+        const bool keep = v > prune_tolerance;
+        out_next[j] = keep ? v : 0.0;
+        survivors += keep ? 1 : 0;
+        const double c = fabs(v - z[j]);
+        if (c > change) change = c;
+    }
+    const double block_change = DoubleReduce(scratch.real).Reduce(change, MaxOp());
+    __syncthreads();
+    const i64 block_survivors = IntReduce(scratch.count).Sum(survivors);
+    if (threadIdx.x == 0) {
+        outcome.max_change = block_change;
+        outcome.survivors = block_survivors;
+        outcomes[p] = outcome;
+    }
+}
+
+}  // namespace
+
+void multiplicative_update_batch(const double* Z, const double* W, i64 d, i64 P,
+                                 const int* update, double prune_tolerance, double* normalized,
+                                 double* next, ScaleUpdateOutcome* outcomes, cudaStream_t stream) {
+    if (P == 0) return;
+    multiplicative_update_kernel<<<static_cast<unsigned>(P), kThreads, 0, stream>>>(
+        Z, W, d, update, prune_tolerance, normalized, next, outcomes);
+    ZN_CUDA_CHECK_LAUNCH("multiplicative_update_kernel");
+}
+
+}  // namespace zeronorm::cuda_detail
