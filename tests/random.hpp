@@ -40,6 +40,23 @@ inline Dataset random_two_class(Index n, Index d, std::mt19937_64& rng, double s
     return data;
 }
 
+// Three classes (labels 0, 1, 2 in turn) among n points in d dimensions of N(0, 0.3^2) noise,
+// class k marked by +3 on feature stride k + offset; drawn from a generator seeded with `seed`.
+inline Dataset marked_classes(Index n, Index d, Index stride, Index offset, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> g(0.0, 1.0);
+    Dataset data;
+    data.X.resize(n, d);
+    data.y.resize(n);
+    for (Index i = 0; i < n; ++i) {
+        const Index k = i % 3;
+        data.y[i] = double(k);
+        for (Index j = 0; j < d; ++j) data.X(i, j) = 0.3 * g(rng);
+        data.X(i, stride * k + offset) += 3.0;
+    }
+    return data;
+}
+
 }  // namespace zeronorm::testing
 
 #define ZN_SEED_TRACE() SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(::zeronorm::testing::test_seed()))

@@ -302,20 +302,13 @@ TEST_P(Arom, HardMarginOnInseparableDataSaysSo) {
     }
 }
 
+// Three classes marked by features 0, 2 and 4 (class k by a large value of feature 2k), 30
+// noise features; shared by the one-vs-rest and Weston-Watkins tests.
+Dataset three_marked_classes() { return testing::marked_classes(45, 30, 2, 0, 3); }
+
 TEST_P(Arom, OneVsRestMultiClass) {
     ZN_BACKEND_OR_SKIP(backend, GetParam());
-    // Class k (0, 1, 2) is marked by a large value of feature 2k; 30 noise features.
-    std::mt19937_64 rng(3);
-    std::normal_distribution<double> g(0.0, 1.0);
-    Dataset data;
-    data.X.resize(45, 30);
-    data.y.resize(45);
-    for (Index i = 0; i < 45; ++i) {
-        const int k = int(i % 3);
-        data.y[i] = k;
-        for (Index j = 0; j < 30; ++j) data.X(i, j) = 0.3 * g(rng);
-        data.X(i, 2 * k) += 3.0;
-    }
+    const Dataset data = three_marked_classes();
     SelectionOptions opt;
     opt.feature_counts = {3};
     const SelectionResult result = select_features(*backend, data, opt);
@@ -344,8 +337,10 @@ TEST_P(Arom, OneVsRestMultiClass) {
 // features in 85 of 100 trials; the naive choice of the two largest |w| of one SVM (the first
 // AROM iterate) gives 13.4% (17 of 100), and CORR 14.3% (5). A z-update that does not
 // multiply (z <- z, or z <- |w_bar|) fails the bands below (checked by hand: see REPRODUCTION.md).
-TEST_P(Arom, SmallTable1Reproduction) {
-    ZN_BACKEND_OR_SKIP(backend, GetParam());
+// 20 trials of Table 1's setting with a fixed seed: 30 standardised training points, 500 test
+// points, the two features `method` selects, the final classifier's test error; expects a mean
+// error under 10 % and two relevant non-redundant features in at least 13 trials.
+void expect_small_table1(Backend& backend, SelectionMethod method) {
     std::mt19937_64 rng(20030301);
     const int trials = 20;
     double error_sum = 0;
@@ -357,20 +352,25 @@ TEST_P(Arom, SmallTable1Reproduction) {
         train.X = scaler.transform(train.X);
         test.X = scaler.transform(test.X);
         SelectionOptions opt;
+        opt.method = method;
         opt.feature_counts = {2};
         opt.final_ridge = 1e-4;  // two features rarely separate 30 points
-        const SelectionResult result = select_features(*backend, train, opt);
-        const FeatureSubset& s = result.subsets[0];
+        const FeatureSubset s = select_features(backend, train, opt).subsets[0];
         Matrix Xt(500, 2);
         for (Index k = 0; k < 2; ++k) Xt.col(k) = test.X.col(s.selected[std::size_t(k)]);
-        error_sum += error_rate(s.classifiers[0].predict(*backend, Xt), test.y);
+        error_sum += error_rate(s.classifiers[0].predict(backend, Xt), test.y);
         hits += weston2003::relevant_non_redundant(s.selected);
     }
     const double mean_error = error_sum / trials;
-    RecordProperty("mean_test_error", std::to_string(mean_error));
-    RecordProperty("relevant_non_redundant", hits);
+    ::testing::Test::RecordProperty("mean_test_error", std::to_string(mean_error));
+    ::testing::Test::RecordProperty("relevant_non_redundant", hits);
     EXPECT_LT(mean_error, 0.10);
     EXPECT_GE(hits, 13);
+}
+
+TEST_P(Arom, SmallTable1Reproduction) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    expect_small_table1(*backend, SelectionMethod::L2Arom);
 }
 
 // l1-AROM (Problem 7) on a case computed by hand. Eight points, three features; the positive
@@ -468,19 +468,9 @@ TEST_P(Arom, L1SoftMarginAndOneVsRestFindTheSignal) {
     for (Index j : two.subsets[0].selected) informative += j < 8;
     EXPECT_GE(informative, 3);
 
-    std::mt19937_64 rng(3);  // class k marked by feature 2k, as in OneVsRestMultiClass
-    std::normal_distribution<double> g(0.0, 1.0);
-    Dataset data;
-    data.X.resize(45, 30);
-    data.y.resize(45);
-    for (Index i = 0; i < 45; ++i) {
-        data.y[i] = double(i % 3);
-        for (Index j = 0; j < 30; ++j) data.X(i, j) = 0.3 * g(rng);
-        data.X(i, 2 * (i % 3)) += 3.0;
-    }
     opt.feature_counts = {3};
     opt.C = kInf;
-    IndexVector selected = select_features(*backend, data, opt).subsets[0].selected;
+    IndexVector selected = select_features(*backend, three_marked_classes(), opt).subsets[0].selected;
     std::sort(selected.begin(), selected.end());
     EXPECT_EQ(selected, (IndexVector{0, 2, 4}));
 }
@@ -489,47 +479,7 @@ TEST_P(Arom, L1SoftMarginAndOneVsRestFindTheSignal) {
 // non-redundant features), small version as for l2-AROM above.
 TEST_P(Arom, L1SmallTable1Reproduction) {
     ZN_BACKEND_OR_SKIP(backend, GetParam());
-    std::mt19937_64 rng(20030301);
-    const int trials = 20;
-    double error_sum = 0;
-    int hits = 0;
-    for (int trial = 0; trial < trials; ++trial) {
-        Dataset train = weston2003::linear_problem(30, rng);
-        Dataset test = weston2003::linear_problem(500, rng);
-        const Standardizer scaler = Standardizer::fit(train.X);
-        train.X = scaler.transform(train.X);
-        test.X = scaler.transform(test.X);
-        SelectionOptions opt;
-        opt.method = SelectionMethod::L1Arom;
-        opt.feature_counts = {2};
-        opt.final_ridge = 1e-4;
-        const FeatureSubset s = select_features(*backend, train, opt).subsets[0];
-        Matrix Xt(500, 2);
-        for (Index k = 0; k < 2; ++k) Xt.col(k) = test.X.col(s.selected[std::size_t(k)]);
-        error_sum += error_rate(s.classifiers[0].predict(*backend, Xt), test.y);
-        hits += weston2003::relevant_non_redundant(s.selected);
-    }
-    const double mean_error = error_sum / trials;
-    RecordProperty("mean_test_error", std::to_string(mean_error));
-    RecordProperty("relevant_non_redundant", hits);
-    EXPECT_LT(mean_error, 0.10);
-    EXPECT_GE(hits, 13);
-}
-
-// Three classes marked by features 0, 2 and 4 (class k by a large value of feature 2k), 30
-// noise features; shared by the one-vs-rest and Weston-Watkins tests.
-Dataset three_marked_classes() {
-    std::mt19937_64 rng(3);
-    std::normal_distribution<double> g(0.0, 1.0);
-    Dataset data;
-    data.X.resize(45, 30);
-    data.y.resize(45);
-    for (Index i = 0; i < 45; ++i) {
-        data.y[i] = double(i % 3);
-        for (Index j = 0; j < 30; ++j) data.X(i, j) = 0.3 * g(rng);
-        data.X(i, 2 * (i % 3)) += 3.0;
-    }
-    return data;
+    expect_small_table1(*backend, SelectionMethod::L1Arom);
 }
 
 TEST_P(Arom, WestonWatkinsMultiClass) {

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "backends.hpp"
+#include "random.hpp"
 #include "selection_common.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/selection.hpp"
@@ -174,17 +175,8 @@ TEST_P(Rfe, OnePassNestedAndFractionHitsEveryCount) {
 
 TEST_P(Rfe, OneVsRestMultiClass) {
     ZN_BACKEND_OR_SKIP(backend, GetParam());
-    std::mt19937_64 rng(8);
-    std::normal_distribution<double> g(0.0, 1.0);
-    Dataset data;
-    data.X.resize(36, 12);
-    data.y.resize(36);
-    for (Index i = 0; i < 36; ++i) {
-        const int k = int(i % 3);
-        data.y[i] = k;
-        for (Index j = 0; j < 12; ++j) data.X(i, j) = 0.3 * g(rng);
-        data.X(i, 3 * k + 1) += 3.0;
-    }
+    // Class k (0, 1, 2) marked by feature 3k + 1 among 12.
+    const Dataset data = testing::marked_classes(36, 12, 3, 1, 8);
     SelectionOptions opt;
     opt.method = SelectionMethod::Rfe;
     opt.feature_counts = {3};
