@@ -19,9 +19,10 @@ struct SelectionEvaluationOptions {
     int threads = 0;             // CPU: worker threads (0 = hardware concurrency); CUDA: 1;
                                  // batched: host threads for the per-split bookkeeping
     // How the splits are run (EvaluationSchedule). Batched: all splits advance together, each
-    // AROM iteration being one batched Gram, batched SMO stages with host Newton finishes
-    // (solve_dense_dual's scheme) and one batched weight product for every split (the final
-    // classifiers likewise), with the per-split bookkeeping on the host; it serves l2-AROM on
+    // AROM iteration being one batched Gram, batched SMO stages with batched Newton finishes
+    // (solve_dense_dual's scheme), one batched weight product and one batched z-update for
+    // every split (the final classifiers likewise), the scales staying in the backend's memory
+    // and only the per-split bookkeeping on the host; it serves l2-AROM on
     // two classes (+-1 labels) with a bounded inner dual (finite C or ridge > 0, for the final
     // classifier too) and splits of equal training and test sizes. Results agree with PerSplit
     // to solver tolerance (pruned features are zero-scaled instead of dropped, so sums differ by
