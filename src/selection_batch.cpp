@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
 
 #include "arom.hpp"
 #include "dense_dual.hpp"
@@ -113,29 +114,45 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const SplitBatch& c,
     for (Index p = 0; p < P; ++p)
         rankings.push_back(std::move(paths[std::size_t(p)]).finish(final_scales.col(p)));
 
-    // The final classifiers on the selected original columns (0/1 scales), and their test
-    // decisions K_test (beta .* y) + b, one batch per feature count.
+    // The final classifiers on each split's selected original columns, gathered from its blocks
+    // (so the products cover r features, not all d with 0/1 scales), and their test decisions
+    // K_test (beta .* y) + b, one batch per feature count.
     std::vector<SplitEvaluation> out(static_cast<std::size_t>(P));
     const SmoOptions final_dual =
         dual_options(sel.final_smo, sel.final_C, final_classifier_ridge(sel));
+    IndexVector splits(static_cast<std::size_t>(P));
+    std::iota(splits.begin(), splits.end(), Index(0));
+    const auto all_rows = [&](Index rows) {
+        IndexVector r(static_cast<std::size_t>(rows));
+        std::iota(r.begin(), r.end(), Index(0));
+        return std::vector<IndexVector>(std::size_t(P), r);
+    };
+    const std::vector<IndexVector> train_rows = all_rows(n), test_rows = all_rows(X_test.rows());
     for (Index r : sel.feature_counts) {  // the caller's order
         const auto pos = std::size_t(std::find(counts_desc.begin(), counts_desc.end(), r) -
                                      counts_desc.begin());
-        Matrix mask = Matrix::Zero(d, P);
-        for (Index p = 0; p < P; ++p)
-            for (Index j : rankings[std::size_t(p)].selected[pos]) mask(j, p) = 1.0;
-        const DeviceMatrix mask_dev = backend.upload(mask);
+        std::vector<IndexVector> selected(static_cast<std::size_t>(P));
+        for (Index p = 0; p < P; ++p) {
+            selected[std::size_t(p)] = rankings[std::size_t(p)].selected[pos];
+            ZN_EXPECTS(Index(selected[std::size_t(p)].size()) == r,
+                       "batched l2-AROM: split " << p << " selected "
+                                                 << selected[std::size_t(p)].size()
+                                                 << " features for the count " << r);
+        }
+        const DeviceMatrix S_train = backend.gather_blocks(X_train, d, splits, train_rows, selected);
+        const DeviceMatrix S_test = backend.gather_blocks(X_test, d, splits, test_rows, selected);
+        const DeviceMatrix ones = backend.upload(Matrix::Ones(r, P));
         const DeviceMatrix K =
-            backend.scaled_gram_batch(X_train, X_train, mask_dev, options.gram_precision);
+            backend.scaled_gram_batch(S_train, S_train, ones, options.gram_precision);
         const std::vector<SmoResult> duals = solve_dense_dual_batch(backend, K, c.y_train, final_dual);
         const DeviceMatrix K_test =
-            backend.scaled_gram_batch(X_test, X_train, mask_dev, options.gram_precision);
+            backend.scaled_gram_batch(S_test, S_train, ones, options.gram_precision);
         const std::vector<double> errors =
             batch_test_errors(backend, K_test, duals, c.y_train, c.y_test);
         for (Index p = 0; p < P; ++p) {
             SplitEvaluation& e = out[std::size_t(p)];
             e.errors.push_back(errors[std::size_t(p)]);
-            e.selected.push_back(rankings[std::size_t(p)].selected[pos]);
+            e.selected.push_back(std::move(selected[std::size_t(p)]));
         }
     }
     clock.lap(phases.final_classifiers);
