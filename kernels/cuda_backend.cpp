@@ -122,15 +122,14 @@ void check_smo_options(const SmoOptions& options, const char* where) {
                where << ": max_iterations = " << options.max_iterations << " is negative");
 }
 
-// Fills r (whose beta is set) from the final gradient G and the kernel's outcome.
-void finish_smo_result(SmoResult& r, const Vector& G, const Vector& y,
-                       const SmoDeviceOutcome& outcome, double C) {
+// The result of one problem from its final beta and gradient G and the kernel's outcome.
+SmoResult finish_smo_result(const Vector& beta, const Vector& G, const Vector& y,
+                            const SmoDeviceOutcome& outcome, double C) {
+    SmoResult r = smo_detail::smo_result(beta, G, y, C);
     r.iterations = outcome.iterations;
-    r.kkt_gap = smo_detail::smo_kkt_gap(r.beta, G, y, C);
     r.status = outcome.status == kSmoConverged ? Status::Success : Status::NoConvergence;
-    if (!r.beta.allFinite() || !G.allFinite()) r.status = Status::NumericalIssue;
-    r.bias = smo_detail::smo_bias(r.beta, G, y, C);
-    r.objective = smo_detail::smo_objective(r.beta, G);
+    if (!beta.allFinite() || !G.allFinite()) r.status = Status::NumericalIssue;
+    return r;
 }
 
 int blas_int(Index v, const char* where) {
@@ -1029,15 +1028,9 @@ std::vector<SmoResult> CudaBackend::newton_finish_batch(const DeviceMatrix& K, c
     sync();
     for (Index p = 0; p < P; ++p) {
         if (!open[std::size_t(p)] || !finished[std::size_t(p)]) continue;
-        const Vector b_p = solved.col(p), G_p = G.col(p), y_p = Y.col(p);
-        const double gap = smo_detail::smo_kkt_gap(b_p, G_p, y_p, options.C);
-        if (!(gap <= options.tolerance)) continue;  // rounding put it just outside
-        SmoResult& r = out[std::size_t(p)];
-        r.beta = b_p;
-        r.kkt_gap = gap;
-        r.bias = smo_detail::smo_bias(b_p, G_p, y_p, options.C);
-        r.objective = smo_detail::smo_objective(b_p, G_p);
-        r.status = Status::Success;
+        SmoResult r = smo_detail::smo_result(solved.col(p), G.col(p), Y.col(p), options.C);
+        if (r.kkt_gap <= options.tolerance)  // else rounding put it just outside
+            out[std::size_t(p)] = std::move(r);
     }
     return out;
 }
@@ -1179,9 +1172,8 @@ std::vector<SmoResult> CudaBackend::launch_smo(const DeviceMatrix& K, const Matr
     std::vector<SmoResult> results(static_cast<std::size_t>(P));
     for (Index q = 0; q < P; ++q) {
         if (flags[std::size_t(q)] == 0) continue;
-        SmoResult& r = results[std::size_t(q)];
-        r.beta = beta.col(q);
-        finish_smo_result(r, G.col(q), Y.col(q), outcomes[std::size_t(q)], options.C);
+        results[std::size_t(q)] = finish_smo_result(beta.col(q), G.col(q), Y.col(q),
+                                                    outcomes[std::size_t(q)], options.C);
     }
     return results;
 }

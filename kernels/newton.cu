@@ -13,6 +13,7 @@
 
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
+#include "smo_device.cuh"
 
 namespace zeronorm::cuda_detail {
 namespace {
@@ -42,9 +43,6 @@ __device__ double block_reduce(double v, Op op, Reduce::TempStorage& storage, do
     __syncthreads();
     return out;
 }
-
-__device__ bool in_up(double y, double beta, double C) { return y > 0 ? beta < C : beta > 0; }
-__device__ bool in_low(double y, double beta, double C) { return y > 0 ? beta > 0 : beta < C; }
 
 __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBatch b) {
     extern __shared__ double shared[];
@@ -187,8 +185,8 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
         double up = -INFINITY, low = INFINITY;
         for (int i = threadIdx.x; i < n; i += kThreads) {
             const double v = -y[i] * rhs[i];
-            if (in_up(y[i], beta[i], C)) up = fmax(up, v);
-            if (in_low(y[i], beta[i], C)) low = fmin(low, v);
+            if (smo_in_up(y[i], beta[i], C)) up = fmax(up, v);
+            if (smo_in_low(y[i], beta[i], C)) low = fmin(low, v);
         }
         up = block_reduce(up, Max(), storage, &slot);
         low = block_reduce(low, Min(), storage, &slot);

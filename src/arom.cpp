@@ -78,6 +78,21 @@ IndexVector top_r(const IndexVector& features, const Vector& values, Index r) {
     return out;
 }
 
+// The features alive in scales over all d features (the nonzero ones; prune_tolerance > 0) and
+// their scales, in increasing feature order.
+struct AliveScales {
+    IndexVector features;
+    Vector z;
+};
+AliveScales alive_scales(const Vector& scales) {
+    AliveScales out;
+    for (Index j = 0; j < scales.size(); ++j)
+        if (scales[j] != 0.0) out.features.push_back(j);
+    out.z.resize(Index(out.features.size()));
+    for (std::size_t k = 0; k < out.features.size(); ++k) out.z[Index(k)] = scales[out.features[k]];
+    return out;
+}
+
 std::string step_name(const char* method, std::int64_t iteration, std::size_t n_alive,
                       std::size_t n_machines, std::size_t machine) {
     std::ostringstream where;
@@ -253,8 +268,8 @@ std::vector<ScaleSource> AromPath::scales_needed(const ScaleUpdate& update, bool
     return sources;
 }
 
-bool AromPath::record(const ScaleUpdate& update, bool solved, double objective,
-                      const AromScales& scales) {
+bool AromPath::advance(const ScaleUpdate& update, bool solved, double objective,
+                       const AromScales& scales) {
     ZN_EXPECTS(running_, "AromPath::advance after the path has stopped");
     const std::int64_t iter = next_iteration();
     // A failed fit, or w_bar = 0 (nothing in the data separates the classes): keep the last
@@ -275,16 +290,9 @@ bool AromPath::record(const ScaleUpdate& update, bool solved, double objective,
             std::iota(all.begin(), all.end(), Index(0));
             selected = top_r(all, scales.normalized(), r);
         } else {
-            const Vector v = source == ScaleSource::Next ? scales.next() : scales.previous();
-            IndexVector features;
-            std::vector<double> values;
-            for (Index j = 0; j < v.size(); ++j)
-                if (v[j] != 0.0) {
-                    features.push_back(j);
-                    values.push_back(v[j]);
-                }
-            const Eigen::Map<const Vector> alive_values(values.data(), Index(values.size()));
-            selected = top_r(features, alive_values, r);
+            const AliveScales alive = alive_scales(
+                source == ScaleSource::Next ? scales.next() : scales.previous());
+            selected = top_r(alive.features, alive.z, r);
         }
         ++pending_;
     }
@@ -315,7 +323,7 @@ IndexVector AromPath::advance(const AromStep& step) {
                             [&] { return over_all(update.normalized); },
                             [&] { return over_all(update.z); }};
     const ScaleUpdate summary{Index(update.keep.size()), update.max_change, update.degenerate};
-    if (!record(summary, step.solved, step.objective, scales)) return {};
+    if (!advance(summary, step.solved, step.objective, scales)) return {};
 
     // Compaction: drop the pruned columns for good.
     const Index survivors = summary.survivors;
@@ -334,11 +342,6 @@ IndexVector AromPath::advance(const AromStep& step) {
     return update.keep;
 }
 
-void AromPath::advance(const ScaleUpdate& update, bool solved, double objective,
-                       const AromScales& scales) {
-    record(update, solved, objective, scales);
-}
-
 Ranking AromPath::finish() && {
     // Counts not reached: the r largest z of the last (good) iterate.
     for (; pending_ < counts_desc_.size(); ++pending_)
@@ -353,14 +356,9 @@ Ranking AromPath::finish(const Vector& final_scales) && {
                                                   << " final scales for " << d_ << " features");
     // Before the first update every feature is alive at z = 1; later, the nonzero scales.
     if (ranking_.iterations > 0) {
-        alive_.clear();
-        std::vector<double> values;
-        for (Index j = 0; j < d_; ++j)
-            if (final_scales[j] != 0.0) {
-                alive_.push_back(j);
-                values.push_back(final_scales[j]);
-            }
-        z_ = Eigen::Map<const Vector>(values.data(), Index(values.size()));
+        AliveScales alive = alive_scales(final_scales);
+        alive_ = std::move(alive.features);
+        z_ = std::move(alive.z);
     }
     return std::move(*this).finish();
 }

@@ -79,11 +79,14 @@ public:
     // that survive when some were pruned, for the fitter's compaction; empty otherwise.
     IndexVector advance(const AromStep& step);
 
-    // The same for an update made elsewhere (a batch on the backend): `update` is what it did,
-    // `solved` whether the fit succeeded (if not, update is ignored), `objective` the fit's,
-    // `scales` reads the vectors around it (only those scales_needed names are read). z() and
-    // alive() are not kept up to date on this route: finish it with the final scales.
-    void advance(const ScaleUpdate& update, bool solved, double objective,
+    // The same for an update made elsewhere (a batch on the backend), and the step the form
+    // above shares: the trace, the counts served and the stopping rules. `update` is what it
+    // did, `solved` whether the fit succeeded (if not, update is ignored), `objective` the
+    // fit's, `scales` reads the vectors around it (only those scales_needed names are read).
+    // Returns false when the update is not taken (failed fit or degenerate u: the path stops at
+    // the last good iterate). z() and alive() are not kept up to date on this route: finish it
+    // with the final scales.
+    bool advance(const ScaleUpdate& update, bool solved, double objective,
                  const AromScales& scales);
     // The sources the counts reached by such an update are read from (empty: none reached).
     std::vector<ScaleSource> scales_needed(const ScaleUpdate& update, bool solved) const;
@@ -95,11 +98,6 @@ public:
     Ranking finish(const Vector& final_scales) &&;
 
 private:
-    // The trace, the counts served and the stopping rules of one update; false when the update
-    // is not taken (failed fit or degenerate u: the path stops at the last good iterate).
-    bool record(const ScaleUpdate& update, bool solved, double objective,
-                const AromScales& scales);
-
     const SelectionOptions& options_;
     const IndexVector& counts_desc_;
     Index d_;

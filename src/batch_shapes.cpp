@@ -1,6 +1,7 @@
 #include "batch_shapes.hpp"
 
 #include <cmath>
+#include <string>
 
 #include "zeronorm/error.hpp"
 
@@ -9,6 +10,17 @@ namespace zeronorm::detail {
 namespace {
 std::string shape(const DeviceMatrix& m) {
     return std::to_string(m.rows()) + " x " + std::to_string(m.cols());
+}
+
+// Labels exactly +1 or -1 and a dual point within [0, C], entry by entry.
+void check_dual_point(const char* where, const Eigen::Ref<const Vector>& y,
+                      const Eigen::Ref<const Vector>& beta, double C) {
+    for (Index t = 0; t < y.size(); ++t) {
+        ZN_EXPECTS(y[t] == 1.0 || y[t] == -1.0,
+                   where << ": label " << t << " is " << y[t] << ", not +1 or -1");
+        ZN_EXPECTS(beta[t] >= 0 && beta[t] <= C,
+                   where << ": beta[" << t << "] = " << beta[t] << " is outside [0, " << C << "]");
+    }
 }
 }  // namespace
 
@@ -113,15 +125,10 @@ void check_smo_working_set(const DeviceMatrix& K, const Vector& y, const Vector&
                    "solve_smo_working_set: K is " << shape(K) << " with " << q << " labels, "
                                                   << beta.size() << " values and "
                                                   << gradient.size() << " gradient entries");
-    for (Index t = 0; t < q; ++t) {
-        ZN_EXPECTS(y[t] == 1.0 || y[t] == -1.0,
-                   "solve_smo_working_set: label " << t << " is " << y[t] << ", not +1 or -1");
-        ZN_EXPECTS(beta[t] >= 0 && beta[t] <= options.C,
-                   "solve_smo_working_set: beta[" << t << "] = " << beta[t] << " is outside [0, "
-                                                  << options.C << "]");
+    check_dual_point("solve_smo_working_set", y, beta, options.C);
+    for (Index t = 0; t < q; ++t)
         ZN_EXPECTS(std::isfinite(gradient[t]),
                    "solve_smo_working_set: gradient[" << t << "] is " << gradient[t]);
-    }
 }
 
 void check_assign_columns(const DeviceMatrix& X, const IndexVector& cols,
@@ -177,14 +184,8 @@ void check_newton_finish_batch(const DeviceMatrix& K, const Matrix& Y, const Mat
                                                    "and P flags)");
     for (Index p = 0; p < P; ++p) {
         if (!open[std::size_t(p)]) continue;
-        for (Index i = 0; i < n; ++i) {
-            ZN_EXPECTS(Y(i, p) == 1.0 || Y(i, p) == -1.0,
-                       "newton_finish_batch: label " << i << " of problem " << p << " is "
-                                                     << Y(i, p) << ", not +1 or -1");
-            ZN_EXPECTS(beta(i, p) >= 0 && beta(i, p) <= options.C,
-                       "newton_finish_batch: beta(" << i << ", " << p << ") = " << beta(i, p)
-                                                    << " is outside [0, " << options.C << "]");
-        }
+        const std::string where = "newton_finish_batch: problem " + std::to_string(p);
+        check_dual_point(where.c_str(), Y.col(p), beta.col(p), options.C);
     }
 }
 

@@ -220,13 +220,9 @@ SmoResult solve_smo_decomposition(Backend& backend, const KernelSpec& spec, cons
         kept.assign(fresh.begin(), fresh.begin() + std::ptrdiff_t(std::min(fresh.size(), std::size_t(q / 2))));
     }
 
-    SmoResult result;
-    result.beta = beta;
+    SmoResult result = smo_detail::smo_result(beta, G, y, options.C);
     result.iterations = steps;
     result.status = status;
-    result.bias = smo_detail::smo_bias(beta, G, y, options.C);
-    result.objective = smo_detail::smo_objective(beta, G);
-    result.kkt_gap = smo_detail::smo_kkt_gap(beta, G, y, options.C);
     return result;
 }
 

@@ -79,15 +79,8 @@ std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const 
         if (left_box) continue;
 
         const Vector G = Q * beta - Vector::Ones(n);  // gradient of 1/2 b'Qb - 1'b
-        SmoResult out;
-        out.beta = beta;
-        out.kkt_gap = smo_detail::smo_kkt_gap(beta, G, y, C);
-        if (out.kkt_gap <= options.tolerance) {
-            out.bias = smo_detail::smo_bias(beta, G, y, C);
-            out.objective = smo_detail::smo_objective(beta, G);
-            out.status = Status::Success;
-            return out;
-        }
+        SmoResult out = smo_detail::smo_result(beta, G, y, C);
+        if (out.kkt_gap <= options.tolerance) return out;
         // Bounded variables with a multiplier of the wrong sign (G_i + nu y_i < 0 at the lower
         // bound, > 0 at the upper) join the free set.
         bool moved = false;

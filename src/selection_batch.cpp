@@ -1,9 +1,9 @@
 #include "selection_batch.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
-#include <numeric>
 
 #include "arom.hpp"
 #include "dense_dual.hpp"
@@ -22,21 +22,60 @@ SmoOptions dual_options(const SmoOptions& base, double C, double ridge) {
     return o;
 }
 
-std::vector<SplitEvaluation> run_chunk(Backend& backend, const SplitBatch& c,
-                                       const SelectionEvaluationOptions& options,
-                                       const IndexVector& counts_desc, BatchPhaseSeconds& phases) {
+// The scale columns that the counts reached at one update are read from (AromPath::
+// scales_needed), downloaded in one gather per source.
+class FetchedScales {
+public:
+    // sources[s]: the d x P scales of ScaleSource s.
+    FetchedScales(Backend& backend, const std::vector<AromPath>& paths,
+                  const std::vector<ScaleUpdate>& updates, const std::vector<char>& solved,
+                  const std::array<const DeviceMatrix*, 3>& sources) {
+        const std::size_t P = paths.size();
+        std::array<IndexVector, 3> wanted;  // splits wanted from each source, increasing
+        for (std::size_t p = 0; p < P; ++p) {
+            if (!paths[p].running()) continue;
+            for (const ScaleSource source : paths[p].scales_needed(updates[p], solved[p] != 0)) {
+                IndexVector& list = wanted[std::size_t(source)];
+                if (list.empty() || list.back() != Index(p)) list.push_back(Index(p));
+            }
+        }
+        for (std::size_t s = 0; s < 3; ++s) {
+            position_[s].assign(P, -1);
+            if (wanted[s].empty()) continue;
+            columns_[s] = backend.download(backend.select_columns(*sources[s], wanted[s]));
+            for (std::size_t k = 0; k < wanted[s].size(); ++k)
+                position_[s][std::size_t(wanted[s][k])] = Index(k);
+        }
+    }
+
+    // Split p's scales around the update (only the fetched ones may be read).
+    AromScales of(std::size_t p) const {
+        const auto column = [this, p](ScaleSource source) {
+            const auto s = std::size_t(source);
+            return [this, p, s] { return Vector(columns_[s].col(position_[s][p])); };
+        };
+        return {column(ScaleSource::Previous), column(ScaleSource::Normalized),
+                column(ScaleSource::Next)};
+    }
+
+private:
+    std::array<Matrix, 3> columns_;
+    std::array<std::vector<Index>, 3> position_;  // column of split p in columns_[s], or -1
+};
+
+// Every split's AROM path, advancing together. The scales live in the backend's memory (d x P,
+// column p = split p's z over all d features, 0 = pruned) and are updated there; the host sees
+// each split's survivors and largest change, and downloads the columns a feature count reached
+// is read from.
+std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
+                               const SelectionEvaluationOptions& options,
+                               const IndexVector& counts_desc, BatchPhaseSeconds& phases) {
     const SelectionOptions& sel = options.selection;
     const Index P = c.y_train.cols();
     const Index n = c.y_train.rows();
     const Index d = c.blocks.train.cols() / P;
     const DeviceMatrix& X_train = c.blocks.train;
-    const DeviceMatrix& X_test = c.blocks.test;
     PhaseClock clock;
-
-    // The AROM paths, advancing together. Their scales live in the backend's memory (d x P,
-    // column p = split p's z over all d features, 0 = pruned) and are updated there; the host
-    // sees each split's survivors and largest change, and downloads the columns a feature count
-    // reached is read from.
     std::vector<AromPath> paths;
     paths.reserve(std::size_t(P));
     for (Index p = 0; p < P; ++p) paths.emplace_back(d, sel, counts_desc);
@@ -71,38 +110,11 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const SplitBatch& c,
         clock.lap(phases.weights);
         const std::vector<ScaleUpdate> updates = backend.multiplicative_update_batch(
             Z, XtC, solved, sel.prune_tolerance, normalized, Z_next);
-        // The scale columns the counts reached at this update are read from, in one download
-        // per source.
-        IndexVector wanted[3];  // columns wanted from each source
-        for (Index p = 0; p < P; ++p) {
-            if (!active[std::size_t(p)]) continue;
-            for (const ScaleSource source : paths[std::size_t(p)].scales_needed(
-                     updates[std::size_t(p)], solved[std::size_t(p)] != 0)) {
-                IndexVector& list = wanted[int(source)];
-                if (list.empty() || list.back() != p) list.push_back(p);
-            }
-        }
-        const DeviceMatrix* from[3] = {&Z_next, &Z, &normalized};  // by ScaleSource
-        Matrix fetched[3];
-        std::vector<Index> position[3];  // column of split p in fetched[source], or -1
-        for (int source = 0; source < 3; ++source) {
-            position[source].assign(std::size_t(P), -1);
-            if (wanted[source].empty()) continue;
-            fetched[source] =
-                backend.download(backend.select_columns(*from[source], wanted[source]));
-            for (std::size_t k = 0; k < wanted[source].size(); ++k)
-                position[source][std::size_t(wanted[source][k])] = Index(k);
-        }
+        const FetchedScales fetched(backend, paths, updates, solved, {&Z_next, &Z, &normalized});
         parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
             if (!active[p]) return;
-            const auto column = [&](ScaleSource source) {
-                const int s = int(source);
-                return [&, s] { return Vector(fetched[s].col(position[s][p])); };
-            };
-            const AromScales scales{column(ScaleSource::Previous), column(ScaleSource::Normalized),
-                                    column(ScaleSource::Next)};
             const double objective = solved[p] ? -duals[p].objective : 0.0;
-            paths[p].advance(updates[p], solved[p] != 0, objective, scales);
+            paths[p].advance(updates[p], solved[p] != 0, objective, fetched.of(p));
         });
         std::swap(Z, Z_next);
         ++iterations;
@@ -113,34 +125,36 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const SplitBatch& c,
     std::vector<Ranking> rankings;
     for (Index p = 0; p < P; ++p)
         rankings.push_back(std::move(paths[std::size_t(p)]).finish(final_scales.col(p)));
+    return rankings;
+}
 
-    // The final classifiers on each split's selected original columns, gathered from its blocks
-    // (so the products cover r features, not all d with 0/1 scales), and their test decisions
-    // K_test (beta .* y) + b, one batch per feature count.
+// The final classifiers on each split's selected original columns, cut from its blocks (so the
+// products cover r features), and their test errors, one batch per feature count.
+std::vector<SplitEvaluation> evaluate_selections(Backend& backend, const SplitBatch& c,
+                                                 const SelectionEvaluationOptions& options,
+                                                 const IndexVector& counts_desc,
+                                                 const std::vector<Ranking>& rankings,
+                                                 BatchPhaseSeconds& phases) {
+    const SelectionOptions& sel = options.selection;
+    const Index P = c.y_train.cols();
+    const Index d = c.blocks.train.cols() / P;
+    PhaseClock clock;
     std::vector<SplitEvaluation> out(static_cast<std::size_t>(P));
     const SmoOptions final_dual =
         dual_options(sel.final_smo, sel.final_C, final_classifier_ridge(sel));
-    IndexVector splits(static_cast<std::size_t>(P));
-    std::iota(splits.begin(), splits.end(), Index(0));
-    const auto all_rows = [&](Index rows) {
-        IndexVector r(static_cast<std::size_t>(rows));
-        std::iota(r.begin(), r.end(), Index(0));
-        return std::vector<IndexVector>(std::size_t(P), r);
-    };
-    const std::vector<IndexVector> train_rows = all_rows(n), test_rows = all_rows(X_test.rows());
     for (Index r : sel.feature_counts) {  // the caller's order
         const auto pos = std::size_t(std::find(counts_desc.begin(), counts_desc.end(), r) -
                                      counts_desc.begin());
-        std::vector<IndexVector> selected(static_cast<std::size_t>(P));
+        IndexVector columns;  // of the blocks, split by split
         for (Index p = 0; p < P; ++p) {
-            selected[std::size_t(p)] = rankings[std::size_t(p)].selected[pos];
-            ZN_EXPECTS(Index(selected[std::size_t(p)].size()) == r,
-                       "batched l2-AROM: split " << p << " selected "
-                                                 << selected[std::size_t(p)].size()
-                                                 << " features for the count " << r);
+            const IndexVector& selected = rankings[std::size_t(p)].selected[pos];
+            ZN_EXPECTS(Index(selected.size()) == r, "batched l2-AROM: split "
+                                                        << p << " selected " << selected.size()
+                                                        << " features for the count " << r);
+            for (const Index j : selected) columns.push_back(p * d + j);
         }
-        const DeviceMatrix S_train = backend.gather_blocks(X_train, d, splits, train_rows, selected);
-        const DeviceMatrix S_test = backend.gather_blocks(X_test, d, splits, test_rows, selected);
+        const DeviceMatrix S_train = backend.select_columns(c.blocks.train, columns);
+        const DeviceMatrix S_test = backend.select_columns(c.blocks.test, columns);
         const DeviceMatrix ones = backend.upload(Matrix::Ones(r, P));
         const DeviceMatrix K =
             backend.scaled_gram_batch(S_train, S_train, ones, options.gram_precision);
@@ -152,14 +166,14 @@ std::vector<SplitEvaluation> run_chunk(Backend& backend, const SplitBatch& c,
         for (Index p = 0; p < P; ++p) {
             SplitEvaluation& e = out[std::size_t(p)];
             e.errors.push_back(errors[std::size_t(p)]);
-            e.selected.push_back(std::move(selected[std::size_t(p)]));
+            e.selected.push_back(rankings[std::size_t(p)].selected[pos]);
         }
     }
-    clock.lap(phases.final_classifiers);
     for (Index p = 0; p < P; ++p) {
         out[std::size_t(p)].iterations = rankings[std::size_t(p)].iterations;
         out[std::size_t(p)].status = rankings[std::size_t(p)].status;
     }
+    clock.lap(phases.final_classifiers);
     return out;
 }
 
@@ -202,7 +216,9 @@ std::vector<SplitEvaluation> evaluate_l2_arom_batched(
             const SplitBatch c =
                 gather_splits(backend, X, prepared.y, folds, first, count, options.standardize);
             clock.lap(phases.data);
-            return run_chunk(backend, c, options, counts_desc, phases);
+            const std::vector<Ranking> rankings =
+                run_paths(backend, c, options, counts_desc, phases);
+            return evaluate_selections(backend, c, options, counts_desc, rankings, phases);
         },
         on_split_done);
 }

@@ -83,6 +83,15 @@ std::int64_t smo_iteration_cap(const SmoOptions& options, Index n) {
                                       : std::max<std::int64_t>(10'000'000, 100 * std::int64_t(n));
 }
 
+SmoResult smo_result(const Vector& beta, const Vector& G, const Vector& y, double C) {
+    SmoResult r;
+    r.beta = beta;
+    r.bias = smo_bias(beta, G, y, C);
+    r.objective = smo_objective(beta, G);
+    r.kkt_gap = smo_kkt_gap(beta, G, y, C);
+    return r;
+}
+
 double smo_kkt_gap(const Vector& beta, const Vector& G, const Vector& y, double C) {
     double m = -kInf;
     double M = kInf;

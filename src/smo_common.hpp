@@ -41,4 +41,8 @@ double smo_objective(const Vector& beta, const Vector& G);
 // when either set is empty.
 double smo_kkt_gap(const Vector& beta, const Vector& G, const Vector& y, double C);
 
+// The result for the final beta and its gradient G: beta, bias, objective and KKT gap, status
+// Success and 0 iterations (the caller sets those it knows better).
+SmoResult smo_result(const Vector& beta, const Vector& G, const Vector& y, double C);
+
 }  // namespace zeronorm::smo_detail
