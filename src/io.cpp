@@ -478,7 +478,9 @@ Dataset parse_libsvm_lines(detail::LineInput& lines, const std::string& name,
                             std::to_string(options.max_features) + ")");
             if (options.n_features > 0 && idx > options.n_features)
                 at.fail(t, "feature index " + std::to_string(idx) + " exceeds n_features = " +
-                            std::to_string(options.n_features));
+                               std::to_string(options.n_features) +
+                               " (the features expected, e.g. by a model: a LIBSVM file may "
+                               "omit the last ones, not add more)");
             if (idx == prev)
                 at.fail(t, "duplicate feature index " + std::to_string(idx) +
                             " (indices must be strictly ascending)");
