@@ -41,63 +41,16 @@ void trim(const char*& b, const char*& e) {
     while (e != b && is_space(e[-1])) --e;
 }
 
-bool is_blank(const char* b, const char* e) {
-    for (; b != e; ++b)
-        if (!is_space(*b) && *b != '\r') return false;
-    return true;
-}
-
-// Splits a buffer into lines: '\n' ends a line, a '\r' just before it is dropped, the last
-// line needs no newline, and a UTF-8 byte-order mark at the start is skipped.
-class LineReader {
-public:
-    LineReader(const char* b, const char* e) : p_(b), end_(e) {
-        if (end_ - p_ >= 3 && std::memcmp(p_, "\xEF\xBB\xBF", 3) == 0) p_ += 3;
-    }
-    // Next line in [b, e); false at the end of input. line() is its 1-based number.
-    bool next(const char*& b, const char*& e) {
-        if (p_ == end_) return false;
-        b = p_;
-        const void* nl = std::memchr(p_, '\n', static_cast<std::size_t>(end_ - p_));
-        if (nl) {
-            e = static_cast<const char*>(nl);
-            p_ = e + 1;
-        } else {
-            e = end_;
-            p_ = end_;
-        }
-        if (e != b && e[-1] == '\r') --e;
-        ++line_;
-        return true;
-    }
-    // Next line that is not blank; false at the end of input.
-    bool next_nonblank(const char*& b, const char*& e) {
-        while (next(b, e))
-            if (!is_blank(b, e)) return true;
-        return false;
-    }
-    std::size_t line() const { return line_; }
-
-private:
-    const char* p_;
-    const char* end_;
-    std::size_t line_ = 0;
-};
-
 // Raises DataFormatError at a pointer into the current line.
 struct Reporter {
     const std::string& name;
-    const LineReader& lines;
+    const detail::LineInput& lines;
     const char* const& line_begin;
     [[noreturn]] void fail(const char* p, const std::string& what) const {
         throw DataFormatError(name, lines.line(), static_cast<std::size_t>(p - line_begin) + 1,
                               what);
     }
 };
-
-std::size_t count_lines(const char* b, const char* e) {
-    return static_cast<std::size_t>(std::count(b, e, '\n')) + 1;
-}
 
 // ---- numbers --------------------------------------------------------------------------------
 
@@ -232,6 +185,10 @@ std::map<std::string, double> map_labels(std::vector<double>& y, const std::stri
     return mapping;
 }
 
+// Ends the messages of ReadOptions::positive_features.
+constexpr const char* positive_reason =
+    ", but log10 needs every feature > 0 (ReadOptions::positive_features)";
+
 void check_options(const ReadOptions& options) {
     ZN_EXPECTS(options.min_classes >= 1,
                "ReadOptions::min_classes must be >= 1, got " << options.min_classes);
@@ -239,23 +196,83 @@ void check_options(const ReadOptions& options) {
                "ReadOptions::n_features must be >= 0, got " << options.n_features);
     ZN_EXPECTS(options.max_features >= 1,
                "ReadOptions::max_features must be >= 1, got " << options.max_features);
+    ZN_EXPECTS(options.max_dense_per_nonzero >= 0,
+               "ReadOptions::max_dense_per_nonzero must be >= 0, got "
+                   << options.max_dense_per_nonzero);
+    ZN_EXPECTS(options.max_line_bytes >= 1,
+               "ReadOptions::max_line_bytes must be >= 1, got " << options.max_line_bytes);
+    ZN_EXPECTS(options.max_bytes >= 1, "ReadOptions::max_bytes must be >= 1, got " << options.max_bytes);
 }
 
 // ---- CSV ------------------------------------------------------------------------------------
 
-std::string strip_quotes(const char* b, const char* e) {
-    if (e - b >= 2 && *b == '"' && e[-1] == '"') return std::string(b + 1, e - 1);
-    return std::string(b, e);
+// One field of a CSV line. RFC 4180 quoting: a field in double quotes may hold ',' and '""'
+// for one '"'; spaces around a field (quoted or not) are dropped.
+struct CsvField {
+    const char* b = nullptr;  // its text, inside the quotes when quoted
+    const char* e = nullptr;
+    bool has_escaped_quote = false;
+
+    std::string text() const {
+        std::string s(b, e);
+        if (!has_escaped_quote) return s;
+        std::string out;
+        for (std::size_t k = 0; k < s.size(); ++k) {
+            out += s[k];
+            if (s[k] == '"') ++k;  // the second quote of a '""' pair
+        }
+        return out;
+    }
+};
+
+// Splits off the field that starts at p; returns where it ends: at its ',' or at le.
+const char* split_csv_field(const char* p, const char* le, const Reporter& at, CsvField& f) {
+    const char* b = skip_space(p, le);
+    f.has_escaped_quote = false;
+    if (b == le || *b != '"') {
+        const char* q = static_cast<const char*>(std::memchr(p, ',', static_cast<std::size_t>(le - p)));
+        if (!q) q = le;
+        f.b = p;
+        f.e = q;
+        trim(f.b, f.e);
+        return q;
+    }
+    const char* c = b + 1;
+    for (;; c += 2) {
+        c = static_cast<const char*>(std::memchr(c, '"', static_cast<std::size_t>(le - c)));
+        if (!c)
+            at.fail(b, "quoted field without its closing '\"' on this line (a line break inside "
+                       "a quoted field is not supported)");
+        if (c + 1 == le || c[1] != '"') break;
+        f.has_escaped_quote = true;
+    }
+    f.b = b + 1;
+    f.e = c;
+    const char* after = skip_space(c + 1, le);
+    if (after != le && *after != ',') {
+        const char* stop = after;
+        while (stop != le && *stop != ',') ++stop;
+        at.fail(after, "unexpected " + detail::quote_token(after, stop) +
+                           " after the closing '\"' of a quoted field: expected ',' or the end "
+                           "of the line");
+    }
+    return after;
 }
 
-Dataset parse_csv_buffer(const char* data, std::size_t size, const std::string& name,
-                         const ReadOptions& options) {
-    check_options(options);
+// Number of fields on the line [b, e).
+std::size_t count_csv_fields(const char* b, const char* e, const Reporter& at) {
+    CsvField f;
+    std::size_t n = 1;
+    for (const char* p = split_csv_field(b, e, at, f); p != e; p = split_csv_field(p + 1, e, at, f))
+        ++n;
+    return n;
+}
+
+Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
+                        const ReadOptions& options) {
     ZN_EXPECTS(options.has_header || options.label_column.empty(),
                "ReadOptions::label_column ('" << options.label_column
                                               << "') needs has_header = true");
-    const char* const end = data + size;
-    LineReader lines(data, end);
     const char* lb = nullptr;
     const char* le = nullptr;
     const Reporter at{name, lines, lb};
@@ -271,24 +288,19 @@ Dataset parse_csv_buffer(const char* data, std::size_t size, const std::string& 
                                   : "empty file: expected at least one data row");
     }
     if (options.has_header) {
-        for (const char* p = lb;;) {
-            const char* q = static_cast<const char*>(
-                std::memchr(p, ',', static_cast<std::size_t>(le - p)));
-            if (!q) q = le;
-            const char* fb = p;
-            const char* fe = q;
-            trim(fb, fe);
-            std::string field = strip_quotes(fb, fe);
+        CsvField f;
+        for (const char* p = lb;; ++p) {
+            p = split_csv_field(p, le, at, f);
+            std::string field = f.text();
             if (field.empty())
-                at.fail(fb, "empty column name in the header (column " +
-                             std::to_string(names.size() + 1) + ")");
+                at.fail(f.b, "empty column name in the header (column " +
+                                 std::to_string(names.size() + 1) + ")");
             names.push_back(std::move(field));
-            if (q == le) break;
-            p = q + 1;
+            if (p == le) break;
         }
         n_cols = names.size();
     } else {
-        n_cols = static_cast<std::size_t>(std::count(lb, le, ',')) + 1;
+        n_cols = count_csv_fields(lb, le, at);
     }
     if (n_cols < 2)
         at.fail(lb, "expected at least 2 columns (features and a label), got " +
@@ -323,10 +335,6 @@ Dataset parse_csv_buffer(const char* data, std::size_t size, const std::string& 
 
     std::vector<double> features;
     std::vector<double> y;
-    const std::size_t row_estimate = count_lines(lb, end);
-    // Every value takes at least two bytes ("0,"), which bounds the reservation for odd inputs.
-    features.reserve(std::min(row_estimate * d, size / 2 + d));
-    y.reserve(row_estimate);
     Position first_label;
 
     bool have_line = !options.has_header;  // without a header the first row is already in lb/le
@@ -335,14 +343,13 @@ Dataset parse_csv_buffer(const char* data, std::size_t size, const std::string& 
         have_line = false;
         std::size_t j = 0;
         for (const char* p = lb;; ++j) {
-            const char* q = static_cast<const char*>(
-                std::memchr(p, ',', static_cast<std::size_t>(le - p)));
-            if (!q) q = le;
             if (j >= n_cols)
                 at.fail(p, "expected " + std::to_string(n_cols) + " fields, got " +
-                            std::to_string(std::count(lb, le, ',') + 1));
-            const char* fb = p;
-            const char* fe = q;
+                               std::to_string(count_csv_fields(lb, le, at)));
+            CsvField f;
+            const char* q = split_csv_field(p, le, at, f);
+            const char* fb = f.b;
+            const char* fe = f.e;
             trim(fb, fe);
             double v = 0;
             const NumStatus st = parse_double(fb, fe, v);
@@ -356,6 +363,9 @@ Dataset parse_csv_buffer(const char* data, std::size_t size, const std::string& 
                 y.push_back(v);
             } else {
                 if (st != NumStatus::ok) at.fail(fb, number_problem(st, fb, fe, column_name(j)));
+                if (options.positive_features && !(v > 0))
+                    at.fail(fb, "value " + detail::quote_token(fb, fe) + " in " + column_name(j) +
+                                    " is not positive" + positive_reason);
                 features.push_back(v);
             }
             if (q == le) break;
@@ -384,11 +394,33 @@ Dataset parse_csv_buffer(const char* data, std::size_t size, const std::string& 
 
 // ---- LIBSVM ---------------------------------------------------------------------------------
 
-Dataset parse_libsvm_buffer(const char* data, std::size_t size, const std::string& name,
-                            const ReadOptions& options) {
-    check_options(options);
-    const char* const end = data + size;
-    LineReader lines(data, end);
+// Refuses a dense n x d matrix far larger than the data's non-zeros (one stray huge index would
+// otherwise allocate gigabytes for a kilobyte file); `at` is where the largest index stands.
+void check_dense_size(Index n, Index d, std::size_t nonzeros, const std::string& name,
+                      Position at, const ReadOptions& options) {
+    if (options.max_dense_per_nonzero <= 0) return;
+    const double entries = static_cast<double>(n) * static_cast<double>(d);
+    const double allowed = std::max(static_cast<double>(dense_entries_always_allowed),
+                                    options.max_dense_per_nonzero * static_cast<double>(nonzeros));
+    if (entries <= allowed) return;
+    auto general = [](double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.4g", v);
+        return std::string(buf);
+    };
+    throw DataFormatError(
+        name, at.line, at.column,
+        "feature index " + std::to_string(d) + " makes the dense matrix " + std::to_string(n) +
+            " x " + std::to_string(d) + " = " + general(entries) + " entries (" +
+            detail::byte_size(static_cast<std::uint64_t>(entries * sizeof(double))) +
+            ") for only " + std::to_string(nonzeros) +
+            " non-zeros; the limit is max(2^24, ReadOptions::max_dense_per_nonzero = " +
+            general(options.max_dense_per_nonzero) +
+            " x non-zeros) entries. Is the index a typo? Raise the limit to read it anyway");
+}
+
+Dataset parse_libsvm_lines(detail::LineInput& lines, const std::string& name,
+                           const ReadOptions& options) {
     const char* lb = nullptr;
     const char* le = nullptr;
     const Reporter at{name, lines, lb};
@@ -401,6 +433,11 @@ Dataset parse_libsvm_buffer(const char* data, std::size_t size, const std::strin
     std::vector<double> y;
     Position first_label;
     long long max_index = 0;
+    Position max_index_at;
+    std::size_t nonzeros = 0;
+    // With positive_features, each row's last index and where its line ends: a row that stops
+    // before the last feature leaves the features after it zero.
+    std::vector<std::pair<long long, Position>> row_ends;
 
     while (lines.next_nonblank(lb, le)) {
         // Label.
@@ -441,23 +478,37 @@ Dataset parse_libsvm_buffer(const char* data, std::size_t size, const std::strin
                             std::to_string(options.max_features) + ")");
             if (options.n_features > 0 && idx > options.n_features)
                 at.fail(t, "feature index " + std::to_string(idx) + " exceeds n_features = " +
-                            std::to_string(options.n_features));
+                               std::to_string(options.n_features) +
+                               " (the features expected, e.g. by a model: a LIBSVM file may "
+                               "omit the last ones, not add more)");
             if (idx == prev)
                 at.fail(t, "duplicate feature index " + std::to_string(idx) +
                             " (indices must be strictly ascending)");
             if (idx < prev)
                 at.fail(t, "feature indices must be strictly ascending: " + std::to_string(idx) +
                             " after " + std::to_string(prev) + " (unsorted)");
+            if (options.positive_features && idx != prev + 1)
+                at.fail(t, "feature " + std::to_string(prev + 1) + " is missing, so zero" +
+                               positive_reason);
             double v = 0;
             const NumStatus vs = parse_double(colon + 1, te, v);
             if (vs != NumStatus::ok)
                 at.fail(colon + 1, number_problem(vs, colon + 1, te,
                                                "feature " + std::to_string(idx) + " after ':'"));
+            if (options.positive_features && !(v > 0))
+                at.fail(colon + 1, "value " + detail::quote_token(colon + 1, te) + " of feature " +
+                                       std::to_string(idx) + " is not positive" +
+                                       positive_reason);
+            if (idx > max_index) {
+                max_index = idx;
+                max_index_at = {lines.line(), col(t)};
+            }
+            nonzeros += v != 0;
             prev = idx;
             cols.push_back(static_cast<Index>(idx - 1));
             vals.push_back(v);
         }
-        max_index = std::max(max_index, prev);
+        if (options.positive_features) row_ends.push_back({prev, {lines.line(), col(le)}});
         row_start.push_back(cols.size());
     }
     if (y.empty())
@@ -467,6 +518,13 @@ Dataset parse_libsvm_buffer(const char* data, std::size_t size, const std::strin
     Dataset ds;
     const auto n = static_cast<Index>(y.size());
     const Index d = options.n_features > 0 ? options.n_features : static_cast<Index>(max_index);
+    if (options.n_features == 0) check_dense_size(n, d, nonzeros, name, max_index_at, options);
+    for (const auto& [last, end_at] : row_ends)
+        if (last < d)
+            throw DataFormatError(name, end_at.line, end_at.column,
+                                  "features " + std::to_string(last + 1) + ".." +
+                                      std::to_string(d) + " are missing, so zero" +
+                                      positive_reason);
     try {
         ds.X = Matrix::Zero(n, d);
     } catch (const std::bad_alloc&) {
@@ -484,6 +542,17 @@ Dataset parse_libsvm_buffer(const char* data, std::size_t size, const std::strin
     return ds;
 }
 
+// Opens a data file; a regular file above ReadOptions::max_bytes is refused before reading.
+std::ifstream open_data_file(const std::string& path, const ReadOptions& options) {
+    std::ifstream in = detail::open_text_file(path, "");
+    const std::uint64_t size = detail::regular_file_size(path);
+    if (size > options.max_bytes)
+        throw DataFormatError(path, 1, 1,
+                              "file of " + detail::byte_size(size) + " is above the reader's limit of " +
+                                  detail::byte_size(options.max_bytes) + " (ReadOptions::max_bytes)");
+    return in;
+}
+
 bool ends_with_csv(const std::string& path) {
     if (path.size() < 4) return false;
     std::string ext = path.substr(path.size() - 4);
@@ -494,23 +563,25 @@ bool ends_with_csv(const std::string& path) {
 }  // namespace
 
 Dataset parse_csv(std::istream& in, const std::string& name, const ReadOptions& options) {
-    const std::string buf = detail::read_stream(in, name, 0);
-    return parse_csv_buffer(buf.data(), buf.size(), name, options);
+    check_options(options);
+    detail::LineInput lines(in, name, options.max_line_bytes, options.max_bytes);
+    return parse_csv_lines(lines, name, options);
 }
 
 Dataset parse_libsvm(std::istream& in, const std::string& name, const ReadOptions& options) {
-    const std::string buf = detail::read_stream(in, name, 0);
-    return parse_libsvm_buffer(buf.data(), buf.size(), name, options);
+    check_options(options);
+    detail::LineInput lines(in, name, options.max_line_bytes, options.max_bytes);
+    return parse_libsvm_lines(lines, name, options);
 }
 
 Dataset read_csv(const std::string& path, const ReadOptions& options) {
-    const std::string buf = detail::read_text_file(path, "");
-    return parse_csv_buffer(buf.data(), buf.size(), path, options);
+    std::ifstream in = open_data_file(path, options);
+    return parse_csv(in, path, options);
 }
 
 Dataset read_libsvm(const std::string& path, const ReadOptions& options) {
-    const std::string buf = detail::read_text_file(path, "");
-    return parse_libsvm_buffer(buf.data(), buf.size(), path, options);
+    std::ifstream in = open_data_file(path, options);
+    return parse_libsvm(in, path, options);
 }
 
 Dataset read_dataset(const std::string& path, const ReadOptions& options) {

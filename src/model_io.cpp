@@ -16,9 +16,10 @@
 //   name, value := 1-64 of the printable ASCII characters except space, '"' and '='
 //   key       := [A-Za-z_][A-Za-z0-9_]*, at most 64 characters, each key at most once
 //
-// SP is one or more spaces or tabs; lines end in LF or CRLF. Nothing is allocated from a count
-// read from the file before the values it announces have been read, so a corrupt count cannot
-// make the reader allocate more than the file's size.
+// SP is one or more spaces or tabs; lines end in LF, CRLF or CR. Nothing is allocated from a
+// count read from the file before the values it announces have been read, so a corrupt count
+// cannot make the reader allocate more than the file's size; the file is read line by line, each
+// line at most as long as its section allows, so an endless input (/dev/zero) stops early.
 #include "zeronorm/model_io.hpp"
 
 #include "text_file.hpp"
@@ -30,11 +31,13 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <istream>
+#include <limits>
 #include <ostream>
 #include <set>
 #include <system_error>
@@ -184,19 +187,13 @@ bool is_space(char c) {
 // Walks the buffer line by line and token by token; every failure names line and column.
 class Parser {
 public:
-    Parser(const std::string& name, const char* b, const char* e)
-        : name_(name), next_(b), end_(e) {}
+    Parser(const std::string& name, detail::LineInput& lines) : name_(name), lines_(lines) {}
 
     // Moves to the next line; false at the end of input.
     bool next_line() {
-        if (next_ == end_) return false;
-        lb_ = next_;
-        const void* nl = std::memchr(next_, '\n', static_cast<std::size_t>(end_ - next_));
-        le_ = nl ? static_cast<const char*>(nl) : end_;
-        next_ = nl ? le_ + 1 : end_;
-        if (le_ != lb_ && le_[-1] == '\r') --le_;
+        if (!lines_.next(lb_, le_)) return false;
         cur_ = lb_;
-        ++line_;
+        line_ = lines_.line();
         return true;
     }
 
@@ -328,21 +325,28 @@ public:
     }
     const char* line_begin() const { return lb_; }
     std::size_t line() const { return line_; }
-    // The rest of the input after the current line.
-    std::pair<const char*, const char*> remaining() const { return {next_, end_}; }
 
 private:
     const std::string& name_;
-    const char* next_;
-    const char* end_;
+    detail::LineInput& lines_;
     const char* lb_ = nullptr;
     const char* le_ = nullptr;
     const char* cur_ = nullptr;
     std::size_t line_ = 0;
 };
 
-ModelFile parse_buffer(const std::string& name, const char* data, std::size_t size) {
-    Parser in(name, data, data + size);
+// Bounds on what is read, so that an endless or binary input stops early: a line holds at most
+// the values its section announces, each at most value_bytes long with its spaces, plus
+// line_bytes; at most trailing_bytes (blank lines) may follow "end".
+constexpr std::size_t line_bytes = std::size_t{1} << 20;
+constexpr std::size_t value_bytes = 64;
+constexpr std::uint64_t trailing_bytes = 64 << 10;
+// The total is bounded by the header's counts and the line bounds, not by a byte count.
+constexpr std::uint64_t no_total_limit = std::numeric_limits<std::uint64_t>::max();
+
+// Reads a model from `lines`; `size_hint` (0 if unknown) is the input's size in bytes.
+ModelFile parse_lines(const std::string& name, detail::LineInput& lines, std::uint64_t size_hint) {
+    Parser in(name, lines);
     if (!in.next_line())
         throw DataFormatError(name, 1, 1,
                               std::string("empty file: expected '") + magic + " " +
@@ -405,6 +409,9 @@ ModelFile parse_buffer(const std::string& name, const char* data, std::size_t si
     in.key("n_features");
     const auto d = static_cast<Index>(in.integer("n_features", 1, max_count));
     in.expect_end_of_line("n_features");
+    // From here a line holds at most d + 1 values (theta, support vectors, mean, scale).
+    lines.set_max_line(line_bytes + value_bytes * static_cast<std::size_t>(d + 1),
+                       "the longest line n_features = " + std::to_string(d) + " allows");
 
     in.key("theta");
     {
@@ -429,9 +436,8 @@ ModelFile parse_buffer(const std::string& name, const char* data, std::size_t si
     // Support vectors row by row into a growing buffer, transposed into the model at the end.
     std::vector<double> rows;
     {
-        const auto [rest_b, rest_e] = in.remaining();
         // Each value takes at least two bytes ("0 "), which bounds a truthful reservation.
-        const auto bound = static_cast<std::size_t>(rest_e - rest_b) / 2;
+        const auto bound = static_cast<std::size_t>(size_hint / 2);
         const auto wanted = static_cast<std::size_t>(n_sv) * static_cast<std::size_t>(d + 1);
         rows.reserve(std::min(bound, wanted));
     }
@@ -545,9 +551,13 @@ ModelFile parse_buffer(const std::string& name, const char* data, std::size_t si
             }
         }
     }
+    const std::uint64_t end_offset = lines.offset();
     while (in.next_line()) {
         auto [b, e] = in.token();
         if (b != e) in.fail(b, "unexpected text " + detail::quote_token(b, e) + " after 'end'");
+        if (lines.offset() - end_offset > trailing_bytes)
+            in.fail(b, "more than " + detail::byte_size(trailing_bytes) +
+                           " of blank lines after 'end'");
     }
 
     try {
@@ -638,8 +648,8 @@ void write_model(std::ostream& out, const ModelFile& file) {
 }
 
 ModelFile parse_model(std::istream& in, const std::string& name) {
-    const std::string buf = detail::read_stream(in, name, 0);
-    return parse_buffer(name, buf.data(), buf.size());
+    detail::LineInput lines(in, name, line_bytes, no_total_limit);
+    return parse_lines(name, lines, 0);
 }
 
 void save_model(const ModelFile& file, const std::string& path) {
@@ -674,8 +684,9 @@ void save_model(const SvmModel& model, const std::string& path) {
 }
 
 ModelFile load_model_file(const std::string& path) {
-    const std::string buf = detail::read_text_file(path, "model ");
-    return parse_buffer(path, buf.data(), buf.size());
+    std::ifstream in = detail::open_text_file(path, "model ");
+    detail::LineInput lines(in, path, line_bytes, no_total_limit);
+    return parse_lines(path, lines, detail::regular_file_size(path));
 }
 
 SvmModel load_model(const std::string& path) {

@@ -4,12 +4,16 @@
 
 #include <clocale>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "endless_input.hpp"
 #include "zeronorm/dataset.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/io.hpp"
@@ -254,7 +258,7 @@ TEST(CsvErrors, NonNumericToken) {
     EXPECT_CSV_ERROR("a,b,label\n1,2,1\n1,1e,1\n", "t.csv:3:3", "'1e'");
     EXPECT_CSV_ERROR("a,b,label\n1,0x10,1\n", "t.csv:2:3", "'0x10'");
     EXPECT_CSV_ERROR("a,b,label\n1,+-2,1\n", "t.csv:2:3", "'+-2'");
-    EXPECT_CSV_ERROR("a,b,label\n1,1\r2,1\n", "t.csv:2:3", "'1\\r2'");
+    EXPECT_CSV_ERROR("a,b,label\n1,1\t2,1\n", "t.csv:2:3", "'1\\t2'");
     EXPECT_CSV_ERROR("a,b,label\n1,,1\n", "t.csv:2:3", "empty field");
     EXPECT_CSV_ERROR("a,b,label\n1,2,\n", "t.csv:2:5", "empty field", "label");
 }
@@ -580,3 +584,180 @@ TEST(DatasetMethods, ValidateNonFiniteNamesRowAndColumn) {
 }
 
 }  // namespace
+
+// ---- sizes, endless inputs, line ends, quoting, positive features ------------------------------
+
+namespace {
+
+// Reads `head` and then `pattern` for ever as LIBSVM or CSV text.
+Dataset read_endless(const std::string& head, const std::string& pattern, bool as_csv,
+                     const ReadOptions& options) {
+    zeronorm::testing::EndlessInput in(head, pattern);
+    return as_csv ? zeronorm::parse_csv(in, "t.csv", options)
+                  : zeronorm::parse_libsvm(in, "t.svm", options);
+}
+
+// n rows alternating labels +1/-1 with features 1 and 2, then `last` as the final line.
+std::string libsvm_rows(int n, const std::string& last) {
+    std::string text;
+    for (int i = 0; i < n; ++i) text += (i % 2 ? "-1 1:0.5 2:1\n" : "1 1:1 2:0.25\n");
+    return text + last;
+}
+
+}  // namespace
+
+TEST(LibsvmDenseLimit, OneHugeIndexIsRefusedWithItsPositionAndSize) {
+    // 60 rows and one index 10^7 (= max_features): 6e8 dense entries, 4.5 GiB, for 121 non-zeros.
+    EXPECT_LIBSVM_ERROR(libsvm_rows(60, "1 10000000:1\n"), "t.svm:61:3", "feature index 10000000",
+                        "61 x 10000000", "GiB", "121 non-zeros", "max_dense_per_nonzero");
+}
+
+TEST(LibsvmDenseLimit, IndicesBeyondIntRangeAreRefused) {
+    EXPECT_LIBSVM_ERROR("1 1:1\n-1 2147483648:1\n", "t.svm:2:4", "absurdly large");
+    EXPECT_LIBSVM_ERROR("1 1:1\n-1 -9999999999999999999999:1\n", "t.svm:2:4", ">= 1");
+    EXPECT_LIBSVM_ERROR("1 1:1\n-1 0:1\n", "t.svm:2:4", ">= 1", "'0'");
+    EXPECT_LIBSVM_ERROR("1 1:1\n-1 4294967297:1 3:1\n", "t.svm:2:4", "absurdly large");
+    // With the plausibility bound lifted, the dense limit still stops an index beyond int range.
+    ReadOptions opt;
+    opt.max_features = std::numeric_limits<zeronorm::Index>::max();
+    EXPECT_TRUE(format_error([&] { libsvm("1 1:1\n-1 4294967297:1\n", opt); }, "t.svm:2:4",
+                             {"4294967297", "dense"}));
+    EXPECT_TRUE(format_error([&] { libsvm("1 1:1\n-1 5:1 4294967297:1 3:1\n", opt); },
+                             "t.svm:2:21", {"strictly ascending"}));
+}
+
+TEST(LibsvmDenseLimit, SmallOrDenseEnoughDataIsRead) {
+    // 2 x 2^23 = 2^24 entries is always allowed, however sparse.
+    const Dataset ds = libsvm("1 1:1\n-1 8388608:1\n");
+    EXPECT_EQ(ds.n_features(), 8388608);
+    // One entry more is refused by default and read when the limit is raised.
+    EXPECT_LIBSVM_ERROR("1 1:1\n-1 8388609:1\n", "t.svm:2:4", "dense");
+    ReadOptions opt;
+    opt.max_dense_per_nonzero = 1e7;
+    EXPECT_EQ(libsvm("1 1:1\n-1 8388609:1\n", opt).n_features(), 8388609);
+    opt.max_dense_per_nonzero = -1;
+    EXPECT_THROW(libsvm("1 1:1\n", opt), zeronorm::InvalidArgument);
+}
+
+TEST(ReaderLimits, NulBytesStopAtOnce) {
+    EXPECT_LIBSVM_ERROR("1 1:1\n-1 2:1\n" + std::string(3, '\0'), "t.svm:3:1", "NUL byte");
+    EXPECT_CSV_ERROR("a,label\n1," + std::string(1, '\0'), "t.csv:2:3", "NUL byte");
+    EXPECT_TRUE(format_error([] { zeronorm::read_libsvm("/dev/zero"); }, "/dev/zero:1:1",
+                             {"NUL byte"}));
+    EXPECT_TRUE(format_error([] { zeronorm::read_csv("/dev/zero"); }, "/dev/zero:1:1",
+                             {"NUL byte"}));
+}
+
+TEST(ReaderLimits, EndlessLineStopsAtTheLineLimit) {
+    ReadOptions opt;
+    opt.max_line_bytes = 1 << 20;
+    EXPECT_TRUE(format_error([&] { read_endless("1 1:1\n-1 2:", "7", false, opt); },
+                             "t.svm:2:1048577", {"line longer than 1 MiB"}));
+    EXPECT_TRUE(format_error([&] { read_endless("a,label\n", "1,", true, opt); },
+                             "t.csv:2:1048577", {"line longer than 1 MiB"}));
+    // The default bound holds a 60,000-feature microarray row of 20-character values.
+    std::string row;
+    for (int j = 0; j < 60000; ++j) row += "1234567.890123456789,";
+    const Dataset ds = csv(row + "1\n" + row + "-1\n", [] {
+        ReadOptions o;
+        o.has_header = false;
+        return o;
+    }());
+    EXPECT_EQ(ds.n_features(), 60000);
+}
+
+TEST(ReaderLimits, EndlessInputStopsAtTheTotalLimit) {
+    ReadOptions opt;
+    opt.max_bytes = 4 << 20;
+    EXPECT_TRUE(format_error([&] { read_endless("", "1 1:1\n-1 2:1\n", false, opt); },
+                             "t.svm:645278:1", {"input longer than 4 MiB"}));
+}
+
+TEST(ReaderLimits, OversizedFileIsRefusedBeforeReading) {
+    // A sparse file: 64 GiB of zeros on no disk space.
+    const std::string path = tmp_dir + "/huge_sparse.svm";
+    {
+        std::ofstream create(path, std::ios::binary);
+    }
+    std::error_code ec;
+    std::filesystem::resize_file(path, std::uintmax_t{64} << 30, ec);
+    if (ec) GTEST_SKIP() << "cannot make a sparse file: " << ec.message();
+    EXPECT_TRUE(format_error([&] { zeronorm::read_libsvm(path); }, path + ":1:1",
+                             {"64 GiB", "max_bytes"}));
+    ReadOptions opt;
+    opt.max_bytes = std::uint64_t{1} << 40;  // then the first bytes are NUL
+    EXPECT_TRUE(format_error([&] { zeronorm::read_csv(path, opt); }, path + ":1:1",
+                             {"NUL byte"}));
+    std::filesystem::remove(path);
+}
+
+TEST(LineEnds, LoneCarriageReturnEndsALine) {
+    const Dataset c = csv("a,label\r1,1\r\r2,-1\r3,1");
+    EXPECT_EQ(c.n_samples(), 3);
+    EXPECT_EQ(c.X(2, 0), 3);
+    const Dataset s = libsvm("1 1:1\r-1 2:1\r\n1 1:3\r");
+    EXPECT_EQ(s.n_samples(), 3);
+    EXPECT_EQ(s.X(2, 0), 3);
+    // Line numbers count the lone CRs as line ends; mixed ends count once each.
+    EXPECT_CSV_ERROR("a,label\r1,1\rx,-1\r", "t.csv:3:1", "'x'");
+    EXPECT_CSV_ERROR("a,label\r\n1,1\r\r\nx,-1\n", "t.csv:4:1", "'x'");
+    EXPECT_CSV_ERROR("a,b,label\n1,1\r2,1\n", "t.csv:2:4", "expected 3 fields, got 2");
+}
+
+TEST(CsvQuoting, QuotedHeaderNamesMayHoldCommasAndQuotes) {
+    const Dataset ds = csv("\"a,b\",\"say \"\"hi\"\"\", \"label\" \n1,2,1\n3,4,-1\n");
+    ASSERT_EQ(ds.n_features(), 2);
+    EXPECT_EQ(ds.feature_names, (std::vector<std::string>{"a,b", "say \"hi\""}));
+    ReadOptions opt;
+    opt.label_column = "a,b";
+    EXPECT_EQ(csv("\"a,b\",c\n1,2\n-1,4\n", opt).feature_names, std::vector<std::string>{"c"});
+}
+
+TEST(CsvQuoting, QuotedNumbersAreNumbers) {
+    const Dataset ds = csv("a,label\n\"1.5\",\"1\"\n \"-2\" ,-1\n");
+    EXPECT_EQ(ds.X(0, 0), 1.5);
+    EXPECT_EQ(ds.X(1, 0), -2);
+    ReadOptions opt;
+    opt.has_header = false;
+    EXPECT_TRUE(format_error([&] { csv("\"1,5\",\"2\",1\n-1,0,-1\n", opt); }, "t.csv:1:2",
+                             {"'1,5'"}));
+}
+
+TEST(CsvQuoting, MalformedQuotesSayWhatIsWrong) {
+    EXPECT_CSV_ERROR("\"a,label\n1,1\n", "t.csv:1:1", "without its closing '\"'",
+                     "line break inside");
+    EXPECT_CSV_ERROR("\"a\"x,label\n1,1\n", "t.csv:1:4", "after the closing", "'x'");
+    EXPECT_CSV_ERROR("a,label\n\"1\" 2,1\n", "t.csv:2:5", "after the closing", "'2'");
+    EXPECT_CSV_ERROR("a,b,label\n1,2,3,\"4\n", "t.csv:2:7", "without its closing");
+    EXPECT_CSV_ERROR("\"\",label\n1,1\n", "t.csv:1:2", "empty column name");
+}
+
+TEST(PositiveFeatures, NonPositiveValuesAreReportedWhereTheyStand) {
+    ReadOptions opt;
+    opt.positive_features = true;
+    EXPECT_TRUE(format_error([&] { csv("a,b,label\n1,2,1\n5, -3 ,-1\n", opt); }, "t.csv:3:4",
+                             {"'-3'", "column 2 ('b')", "not positive", "log10"}));
+    EXPECT_TRUE(format_error([&] { csv("a,b,label\n1,0,1\n", opt); }, "t.csv:2:3", {"'0'"}));
+    EXPECT_TRUE(format_error([&] { libsvm("1 1:1 2:2\n-1 1:4 2:0\n", opt); }, "t.svm:2:10",
+                             {"'0'", "feature 2", "log10"}));
+    // LIBSVM omits zeros: a skipped index and a row that stops early are zeros too.
+    EXPECT_TRUE(format_error([&] { libsvm("1 1:1 2:2\n-1 2:3\n", opt); }, "t.svm:2:4",
+                             {"feature 1 is missing", "log10"}));
+    EXPECT_TRUE(format_error([&] { libsvm("1 1:1\n-1 1:3 2:2 3:1\n", opt); }, "t.svm:1:6",
+                             {"features 2..3 are missing"}));
+    opt.n_features = 3;
+    EXPECT_TRUE(format_error([&] { libsvm("1 1:1 2:1 3:1\n-1 1:3 2:2\n", opt); }, "t.svm:2:11",
+                             {"features 3..3"}));
+    EXPECT_EQ(libsvm("1 1:1 2:1 3:1\n-1 1:3 2:2 3:5\n", opt).X(1, 2), 5);
+}
+
+TEST(LibsvmRead, FewerFeaturesThanNFeaturesArePadded) {
+    // A prediction file whose last feature is zero in every row (a9a's test set lacks 123).
+    ReadOptions opt;
+    opt.n_features = 123;
+    opt.min_classes = 1;
+    const Dataset ds = libsvm("1 3:1 122:1\n-1 1:1\n", opt);
+    EXPECT_EQ(ds.n_features(), 123);
+    EXPECT_EQ(ds.X.col(122).squaredNorm(), 0);
+    EXPECT_EQ(ds.X(0, 121), 1);
+}

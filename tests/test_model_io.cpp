@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends.hpp"
+#include "endless_input.hpp"
 #include "random.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/error.hpp"
@@ -615,6 +616,59 @@ TEST(ModelIoMethod, SparseModelWithoutTermsIsTheConstantBias) {
     zeronorm::SparseSvmModel broken = sparse;
     broken.alpha = Vector::Ones(1);
     EXPECT_THROW(broken.to_svm_model(), zeronorm::DimensionMismatch);
+}
+
+
+// ---- endless and binary inputs stop early ------------------------------------------------------
+
+::testing::AssertionResult endless_rejected_at(const std::string& head, const std::string& pattern,
+                                               std::size_t line, std::size_t column,
+                                               const std::string& key) {
+    zeronorm::testing::EndlessInput in(head, pattern);
+    try {
+        zeronorm::parse_model(in, "m.model");
+    } catch (const DataFormatError& e) {
+        const std::string where = std::to_string(e.line()) + ":" + std::to_string(e.column());
+        if (where != std::to_string(line) + ":" + std::to_string(column) ||
+            std::string(e.what()).find(key) == std::string::npos)
+            return ::testing::AssertionFailure() << "got " << e.what();
+        return ::testing::AssertionSuccess();
+    }
+    return ::testing::AssertionFailure() << "did not throw";
+}
+
+TEST(ModelIoLimits, DevZeroStopsAtTheFirstByte) {
+    try {
+        zeronorm::load_model_file("/dev/zero");
+        ADD_FAILURE() << "did not throw";
+    } catch (const DataFormatError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("/dev/zero:1:1: ", 0), 0u) << e.what();
+        EXPECT_NE(std::string(e.what()).find("NUL byte"), std::string::npos) << e.what();
+    }
+}
+
+TEST(ModelIoLimits, LinesAreBoundedByWhatTheHeaderDeclares) {
+    // No line end at all: 1 MiB before the header says more.
+    EXPECT_TRUE(endless_rejected_at("", "x", 1, (1u << 20) + 1, "line longer than 1 MiB"));
+    // A support-vector line of n_features = 2 that never ends.
+    std::string head;
+    for (std::size_t k = 0; k < 9; ++k) head += valid_lines()[k] + "\n";
+    EXPECT_TRUE(endless_rejected_at(head + "1 ", "0 ", 10, (1u << 20) + 3 * 64 + 1,
+                                    "n_features = 2"));
+    // Endless blank lines after "end".
+    EXPECT_TRUE(endless_rejected_at(join(valid_lines()), "\n", 12 + 65537, 1,
+                                    "blank lines after 'end'"));
+}
+
+TEST(ModelIoLimits, LoneCarriageReturnsEndLines) {
+    std::string text;
+    for (const auto& l : valid_lines()) text += l + "\r";
+    EXPECT_EQ(parse(text).model.n_support(), 2);
+    auto lines = valid_lines();
+    lines[10] = "-1 2 oops";
+    std::string bad;
+    for (const auto& l : lines) bad += l + "\r";
+    EXPECT_TRUE(rejected_at(bad, 11, 6, "'oops'"));
 }
 
 }  // namespace

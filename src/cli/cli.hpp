@@ -125,11 +125,14 @@ std::unique_ptr<Command> make_select_command(CLI::App& parent);
 // ---- helpers ----------------------------------------------------------------------------
 
 std::unique_ptr<Backend> open_backend(const CommonOptions& common);
-// read_dataset with min_classes; reports what was read unless --quiet.
-Dataset load_data(const std::string& path, int min_classes, const CommonOptions& common);
+// read_dataset with min_classes; reports what was read unless --quiet. With log10 a non-positive
+// value is a data error at its file:line:column; n_features > 0 pads LIBSVM rows up to it.
+Dataset load_data(const std::string& path, int min_classes, const CommonOptions& common,
+                  bool log10 = false, Index n_features = 0);
 // Throws DataError unless the labels are +-1 with both present (two-class commands).
 void require_two_classes(const Dataset& data, const std::string& path, const std::string& command);
-// log10 with a non-positive entry reported as DataError.
+// log10 with a non-positive entry reported as DataError (load_data with log10 has already
+// rejected those with their position; this guards other callers).
 Matrix checked_log10(const Matrix& X, const std::string& path);
 
 // "zeronorm: <message>" on stderr unless --quiet.

@@ -68,7 +68,7 @@ public:
         ZN_EXPECTS(plain_svm || !selection.feature_counts.empty(),
                    "--method " << selection.method << " needs --features R1,R2,...");
         open_backend(common);  // fails early (exit code 4) when the backend cannot start
-        Dataset data = load_data(data_path, 2, common);
+        Dataset data = load_data(data_path, 2, common, preprocess.log10);
         // log10 is elementwise, so applying it before splitting leaks nothing; standardisation
         // is fitted inside each split.
         if (preprocess.log10) data.X = checked_log10(data.X, data_path);

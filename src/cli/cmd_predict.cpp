@@ -64,7 +64,7 @@ public:
     void run() override {
         auto backend = open_backend(common);
         const ModelFile file = load_model_file(model_path);
-        Dataset data = load_data(data_path, 1, common);
+        Dataset data = load_data(data_path, 1, common, file.log10, file.model.n_features());
         if (data.n_features() != file.model.n_features())
             throw DimensionMismatch(data_path + " has " + std::to_string(data.n_features()) +
                                     " features but the model was trained on " +

@@ -23,7 +23,7 @@ public:
         SelectionOptions options = selection.build();
 
         auto backend = open_backend(common);
-        Dataset data = load_data(data_path, 2, common);
+        Dataset data = load_data(data_path, 2, common, preprocess.log10);
         if (preprocess.log10) data.X = checked_log10(data.X, data_path);
         if (preprocess.standardize) data.X = Standardizer::fit(data.X).transform(data.X);
         options.validate(data.n_features());

@@ -112,7 +112,7 @@ public:
         }
 
         auto backend = open_backend(common);
-        Dataset data = load_data(data_path, 2, common);
+        Dataset data = load_data(data_path, 2, common, preprocess.log10);
         require_two_classes(data, data_path, "train");
 
         ModelFile file;

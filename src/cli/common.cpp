@@ -117,9 +117,12 @@ std::unique_ptr<Backend> open_backend(const CommonOptions& common) {
     return make_backend(kind, common.device);
 }
 
-Dataset load_data(const std::string& path, int min_classes, const CommonOptions& common) {
+Dataset load_data(const std::string& path, int min_classes, const CommonOptions& common,
+                  bool log10, Index n_features) {
     ReadOptions options;
     options.min_classes = min_classes;
+    options.positive_features = log10;  // a non-positive value is reported where it stands
+    options.n_features = n_features;
     Dataset data = read_dataset(path, options);
     progress(common, "read " + path + ": " + std::to_string(data.n_samples()) + " samples x " +
                          std::to_string(data.n_features()) + " features, " +

@@ -136,6 +136,68 @@ printf 'a,b,label\n1,2,1\n-3,4,-1\n5,6,1\n7,8,-1\n' >"$TMP/negative.csv"
 run log10_negative train "$TMP/negative.csv" --model "$TMP/n.model" --log10
 expect_rc log10_negative 2
 expect_error_prefix log10_negative
+expect_grep log10_negative err 'negative\.csv:3:1: .*log10'
+
+# log10 in a model applies to the prediction file: a zero there is reported where it stands.
+printf 'a,b,label\n1,2,1\n3,4,-1\n2,2,1\n4,5,-1\n' >"$TMP/positive.csv"
+run log10_train train "$TMP/positive.csv" --model "$TMP/positive.model" --log10 --kernel linear --quiet
+expect_rc log10_train 0
+printf 'a,b,label\n1,2,1\n3,0,-1\n' >"$TMP/zero_value.csv"
+run log10_predict predict "$TMP/zero_value.csv" --model "$TMP/positive.model"
+expect_rc log10_predict 2
+expect_grep log10_predict err 'zero_value\.csv:3:3: .*log10'
+
+# One huge LIBSVM index is refused with its position and the dense size it would need.
+{ for i in $(seq 30); do echo "1 1:1 2:0.5"; echo "-1 1:0.5 2:1"; done; echo "1 10000000:1"; } >"$TMP/huge_index.svm"
+run huge_index train "$TMP/huge_index.svm" --model "$TMP/huge.model"
+expect_rc huge_index 2
+expect_grep huge_index err 'huge_index\.svm:61:3: feature index 10000000 makes the dense matrix 61 x 10000000'
+[ -e "$TMP/huge.model" ] && fail "huge_index wrote a model" || pass "huge_index wrote no model"
+
+# Endless or oversized inputs stop early: NUL bytes at once, a line at 64 MiB, a file by its size.
+run zero_data train /dev/zero --model "$TMP/z.model"
+expect_rc zero_data 2
+expect_grep zero_data err '/dev/zero:1:1: NUL byte'
+run zero_model predict "$DATA/ripley/ripley_test.csv" --model /dev/zero
+expect_rc zero_model 2
+expect_grep zero_model err '/dev/zero:1:1: NUL byte'
+mkfifo "$TMP/endless.svm"
+tr '\0' '7' </dev/zero >"$TMP/endless.svm" 2>/dev/null &
+writer=$!
+run endless train "$TMP/endless.svm" --model "$TMP/e.model"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+expect_rc endless 2
+expect_grep endless err 'endless\.svm:1:67108865: line longer than 64 MiB'
+if truncate -s 100G "$TMP/sparse.csv" 2>/dev/null; then
+    run sparse_file train "$TMP/sparse.csv" --model "$TMP/s.model"
+    expect_rc sparse_file 2
+    expect_grep sparse_file err 'sparse\.csv:1:1: file of 100 GiB is above'
+fi
+rm -f "$TMP/sparse.csv"
+
+# LIBSVM files omit zeros: a prediction file may lack the model's last features, not add more.
+printf '1 1:1 2:0.5 3:1\n-1 1:-1 2:-0.5 3:-1\n1 1:0.8 3:0.7\n-1 2:-1 3:-0.2\n' >"$TMP/three.svm"
+run train_three train "$TMP/three.svm" --model "$TMP/three.model" --kernel linear --quiet
+expect_rc train_three 0
+printf '1 1:1 2:0.5\n-1 1:-1\n' >"$TMP/fewer.svm"
+run predict_fewer predict "$TMP/fewer.svm" --model "$TMP/three.model" --json --quiet
+expect_rc predict_fewer 0
+py predict_fewer 'd["n_samples"] == 2 and d["predictions"] == [1, -1]'
+printf '1 1:1 4:0.5\n' >"$TMP/more.svm"
+run predict_more predict "$TMP/more.svm" --model "$TMP/three.model"
+expect_rc predict_more 2
+expect_grep predict_more err 'more\.svm:1:7: feature index 4 exceeds'
+printf 'a,label\n1,1\n' >"$TMP/narrow.csv"
+run predict_narrow_csv predict "$TMP/narrow.csv" --model "$TMP/positive.model"
+expect_rc predict_narrow_csv 2
+expect_grep predict_narrow_csv err 'has 1 features but the model was trained on 2'
+
+# Old Mac line ends (a lone CR) and a quoted header name holding a comma.
+printf '"x,1",x2,label\r1,2,1\r3,4,-1\r2,2,1\r4,5,-1\r' >"$TMP/mac.csv"
+run mac_csv train "$TMP/mac.csv" --model "$TMP/mac.model" --kernel linear --json --quiet
+expect_rc mac_csv 0
+py mac_csv 'd["n_samples"] == 4 and d["n_features"] == 2'
 
 # ---- usage errors: exit 1 ----------------------------------------------------------------------
 run no_command
