@@ -293,7 +293,7 @@ expect_rc l0_bad_p 1
 expect_grep l0_bad_p err 'p must be in \[0, 2\]'
 run l0_bad_calpha train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --method l0-svm --C-alpha 0
 expect_rc l0_bad_calpha 1
-expect_grep l0_bad_calpha err 'C_alpha must be positive'
+expect_grep l0_bad_calpha err '^zeronorm: error: --C-alpha must be positive'
 run l0_bad_width train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --method l0-svm --width -1
 expect_rc l0_bad_width 1
 expect_grep l0_bad_width err 'width must be positive'
