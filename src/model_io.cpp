@@ -21,6 +21,7 @@
 // cannot make the reader allocate more than the file's size; the file is read line by line, each
 // line at most as long as its section allows, so an endless input (/dev/zero) stops early.
 #include "zeronorm/model_io.hpp"
+#include "zeronorm/file_output.hpp"
 
 #include "text_file.hpp"
 
@@ -655,26 +656,7 @@ ModelFile parse_model(std::istream& in, const std::string& name) {
 void save_model(const ModelFile& file, const std::string& path) {
     ZN_EXPECTS(!path.empty(), "save_model: empty path");
     const std::string text = format_model(file);
-    // Write a private temporary next to the target, flush it to disk, then rename: a reader
-    // sees the old file or the complete new one, never a partial one.
-    const std::string tmp = path + ".tmp." + std::to_string(static_cast<long long>(::getpid()));
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) {
-        const int err = errno;
-        throw InvalidArgument("cannot write model '" + path + "': cannot create '" + tmp +
-                              "': " + std::generic_category().message(err));
-    }
-    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    ok = std::fflush(f) == 0 && ok;
-    ok = ::fsync(::fileno(f)) == 0 && ok;
-    int err = ok ? 0 : errno;
-    ok = std::fclose(f) == 0 && ok;
-    if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false;
-    if (!ok) {
-        if (err == 0) err = errno;
-        std::remove(tmp.c_str());
-        throw Error("cannot write model '" + path + "': " + std::generic_category().message(err));
-    }
+    write_file_atomically(path, text, "model");
 }
 
 void save_model(const SvmModel& model, const std::string& path) {

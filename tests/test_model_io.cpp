@@ -294,7 +294,7 @@ TEST(ModelIoAtomicWrite, UnwritableDirectoryLeavesNothing) {
     const fs::path dir = scratch_dir("missing");
     const std::string path = (dir / "no_such_dir" / "m.model").string();
     ModelFile file = parse(join(valid_lines()));
-    EXPECT_THROW(zeronorm::save_model(file, path), zeronorm::InvalidArgument);
+    EXPECT_THROW(zeronorm::save_model(file, path), zeronorm::OutputError);
     EXPECT_TRUE(fs::is_empty(dir));
 }
 

@@ -43,6 +43,13 @@ private:
     std::size_t column_;
 };
 
+// An output (a model file, a results file, standard output) cannot be written: the target is
+// not a writable regular file, or the write itself failed (disk full, I/O error).
+class OutputError : public Error {
+public:
+    using Error::Error;
+};
+
 // A computation met a numerical failure it cannot recover from (NaN, singular system).
 class NumericalError : public Error {
 public:

@@ -38,7 +38,8 @@
 // so a loaded model predicts bit-for-bit what the saved one did. Loading is strict: every count
 // is checked against what is present, and every malformed thing (wrong magic, bad or
 // non-finite number, truncation, trailing text) is a DataFormatError with file:line:column.
-// Files are written atomically: to "<path>.tmp.<pid>", then renamed over <path>.
+// Files are written atomically (write_file_atomically in file_output.hpp: a temporary in the
+// target's directory, fsync, rename; a symbolic link is followed, a non-regular target refused).
 #pragma once
 
 #include <iosfwd>

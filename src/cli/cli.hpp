@@ -8,14 +8,17 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "zeronorm/backend.hpp"
 #include "zeronorm/dataset.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/file_output.hpp"
 #include "zeronorm/preprocess.hpp"
 #include "zeronorm/selection.hpp"
 #include "zeronorm/svm.hpp"
@@ -69,13 +72,16 @@ struct SvmCliOptions {
     bool tolerance_given() const {
         return tolerance_option_ != nullptr && tolerance_option_->count() > 0;
     }
+    bool given(const char* flag) const;
     // Checks what can be checked before the data is read (InvalidArgument naming the option).
-    // Also sets C to the first value of a grid.
+    // Also sets C to the first value of a grid. Kernel flags the kernel does not use (LIBSVM's
+    // -g/-d/-r with a linear kernel) are accepted with a warning, as LIBSVM accepts them.
     void check();
     // The library options for data with n_features columns.
     SvmOptions build(Index n_features) const;
 
 private:
+    CLI::App* app_ = nullptr;
     CLI::Option* gamma_option_ = nullptr;
     CLI::Option* C_option_ = nullptr;
     CLI::Option* tolerance_option_ = nullptr;
@@ -98,11 +104,19 @@ struct SelectionCliOptions {
     // without solver_flags, -C/--ridge/--tolerance/--max-iterations are left to SvmCliOptions.
     void add_to(CLI::App& app, const std::vector<std::string>& methods, bool features_required,
                 bool solver_flags = true);
+    // Refuses the flags `method` does not use (InvalidArgument naming them); with
+    // cap_given, --max-iterations was given (an AROM cap, which RFE and CORR do not have).
+    void check(bool cap_given) const;
+    // Refuses every selection flag (cv --method svm trains no selection).
+    void refuse_all(const std::string& why) const;
     // The library options (feature counts sorted largest first).
     SelectionOptions build() const;
+    // options.validate with the flags' names in its messages.
+    static void validate(const SelectionOptions& options, Index n_features);
     bool final_C_given() const { return final_C_option_ != nullptr && final_C_option_->count() > 0; }
 
 private:
+    CLI::App* app_ = nullptr;
     CLI::Option* final_C_option_ = nullptr;
     CLI::Option* tolerance_option_ = nullptr;
 };
@@ -115,6 +129,17 @@ public:
 
 protected:
     CommonOptions common;
+    // Checks --output and creates its temporary now, before any work (an unusable path fails
+    // first); `other` (the model) must not name the same file.
+    void stage_output(const StagedFile* other = nullptr);
+    // The command's result, once everything has succeeded: `staged` (the model) gets
+    // `staged_text`, `result` goes to --output or stdout, and only then are the files renamed
+    // into place, so a failure anywhere leaves every existing file as it was.
+    void finish(const std::string& result, StagedFile* staged = nullptr,
+                const std::string& staged_text = {});
+
+private:
+    std::unique_ptr<StagedFile> output_file_;
 };
 
 std::unique_ptr<Command> make_train_command(CLI::App& parent);
@@ -123,6 +148,22 @@ std::unique_ptr<Command> make_cv_command(CLI::App& parent);
 std::unique_ptr<Command> make_select_command(CLI::App& parent);
 
 // ---- helpers ----------------------------------------------------------------------------
+
+inline bool given(const CLI::Option* option) {
+    return option != nullptr && option->count() > 0;
+}
+
+// Library option fields and the flags that set them, e.g. {"smo.C", "--C"}.
+using FlagNames = std::vector<std::pair<std::string, std::string>>;
+extern const FlagNames svm_flag_names;
+// Runs `validate`; an InvalidArgument whose message starts with a field of `names` is re-raised
+// with the flag in its place ("smo.C must be positive" -> "--C must be positive").
+void validate_flags(const std::function<void()>& validate, const FlagNames& names);
+// A CLI11 check: the value is a decimal whole number that fits the (unsigned with non_negative)
+// 64-bit option (CLI11 itself would clamp 99999999999999999999 silently).
+CLI::Validator whole_number(bool non_negative);
+// The chi2 kernel takes non-negative features only: a negative entry is a DataError naming `path`.
+void check_chi2_domain(const Matrix& X, const std::string& path);
 
 std::unique_ptr<Backend> open_backend(const CommonOptions& common);
 // read_dataset with min_classes; reports what was read unless --quiet. With log10 a non-positive
@@ -139,8 +180,6 @@ Matrix checked_log10(const Matrix& X, const std::string& path);
 void progress(const CommonOptions& common, const std::string& message);
 // "zeronorm: warning: <message>" on stderr (even with --quiet).
 void warning(const std::string& message);
-// The command's result: to --output when given, else stdout.
-void emit(const CommonOptions& common, const std::string& text);
 
 // Compact number formatting for summaries ("%.6g").
 std::string fmt(double v);

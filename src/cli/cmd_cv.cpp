@@ -25,12 +25,13 @@ public:
     explicit CvCommand(CLI::App& parent) {
         app = parent.add_subcommand("cv", "Cross-validated error of the SVM or of a feature-selection path");
         app->add_option("data", data_path, "Data (.csv, else LIBSVM format)")->required();
-        app->add_option("--folds", folds,
+        folds_option_ = app->add_option("--folds", folds,
                         "Number of folds (k-fold), also of the inner cross-validation over a C grid")
             ->capture_default_str();
-        app->add_option("--splits", splits, "Number of random stratified train/test splits "
+        splits_option_ = app->add_option("--splits", splits, "Number of random stratified train/test splits "
                                             "(instead of k-fold; needs --train-size)");
-        app->add_option("--train-size", train_size, "Training rows per random split");
+        train_size_option_ = app->add_option("--train-size", train_size, "Training rows per random split")
+                                 ->check(whole_number(false));
         app->add_option("--threads", threads, "CPU worker threads, one split each (0: all cores)")
             ->capture_default_str();
         app->add_option("--schedule", schedule,
@@ -54,24 +55,14 @@ public:
     }
 
     void run() override {
-        svm.check();
-        ZN_EXPECTS(folds >= 2, "--folds must be >= 2, got " << folds);
-        ZN_EXPECTS(splits >= 0, "--splits must be >= 1, got " << splits);
-        ZN_EXPECTS(threads >= 0, "--threads must be >= 0, got " << threads);
-        ZN_EXPECTS(splits == 0 || train_size > 0, "--splits needs --train-size");
         const bool plain_svm = selection.method == "svm";
-        ZN_EXPECTS(plain_svm || svm.C_grid.size() <= 1,
-                   "a grid of C values (-C " << svm.C_grid.size() << " values) is for --method svm; "
-                   << selection.method << " takes one C");
-        ZN_EXPECTS(!plain_svm || precision == "float64",
-                   "--precision float32 is for the batched l2-arom schedule, not --method svm");
-        ZN_EXPECTS(plain_svm || !selection.feature_counts.empty(),
-                   "--method " << selection.method << " needs --features R1,R2,...");
+        check_flags(plain_svm);
         open_backend(common);  // fails early (exit code 4) when the backend cannot start
         Dataset data = load_data(data_path, 2, common, preprocess.log10);
         // log10 is elementwise, so applying it before splitting leaks nothing; standardisation
         // is fitted inside each split.
         if (preprocess.log10) data.X = checked_log10(data.X, data_path);
+        if (plain_svm && svm.kernel == "chi2") check_chi2_domain(data.X, data_path);
         const std::vector<Fold> split = make_folds(data);
         if (plain_svm) {
             require_two_classes(data, data_path, "cv");
@@ -82,6 +73,43 @@ public:
     }
 
 private:
+    // Every flag is honoured or refused here, before any work; then --output is staged.
+    void check_flags(bool plain_svm) {
+        const bool has_splits = splits_option_->count() > 0;
+        const bool has_train_size = train_size_option_->count() > 0;
+        const bool has_folds = folds_option_->count() > 0;
+        ZN_EXPECTS(folds >= 2, "--folds must be >= 2, got " << folds);
+        ZN_EXPECTS(!has_splits || splits >= 1, "--splits must be >= 1, got " << splits);
+        ZN_EXPECTS(!has_train_size || train_size >= 1,
+                   "--train-size must be >= 1, got " << train_size);
+        ZN_EXPECTS(threads >= 0, "--threads must be >= 0, got " << threads);
+        ZN_EXPECTS(!has_splits || has_train_size, "--splits needs --train-size");
+        ZN_EXPECTS(has_splits || !has_train_size,
+                   "--train-size is the training rows of --splits random splits; give --splits");
+        ZN_EXPECTS(!has_splits || !has_folds || svm.C_grid.size() > 1,
+                   "--folds with --splits sets the inner cross-validation over a grid of C "
+                   "values (-C C1,C2,...); with one C it has no use");
+        ZN_EXPECTS(plain_svm || svm.C_grid.size() <= 1,
+                   "a grid of C values (-C " << svm.C_grid.size() << " values) is for --method svm; "
+                   << selection.method << " takes one C");
+        ZN_EXPECTS(!plain_svm || precision == "float64",
+                   "--precision float32 is for the batched l2-arom schedule, not --method svm");
+        ZN_EXPECTS(plain_svm || !selection.feature_counts.empty(),
+                   "--method " << selection.method << " needs --features R1,R2,...");
+        if (plain_svm) {
+            selection.refuse_all("is for a selection method (--method l2-arom|l1-arom|rfe|corr)");
+        } else {
+            // The selection trains linear SVMs; the kernel flags of --method svm do not apply.
+            ZN_EXPECTS(!svm.given("--kernel") || svm.kernel == "linear",
+                       "--method " << selection.method << " selects with linear SVMs; --kernel "
+                                   << svm.kernel << " is for --method svm");
+            svm.kernel = "linear";
+            selection.check(svm.given("--max-iterations"));
+        }
+        svm.check();
+        stage_output();
+    }
+
     std::vector<Fold> make_folds(const Dataset& data) const {
         if (splits > 0) return stratified_random_splits(data.y, splits, train_size, common.seed);
         return stratified_kfold(data.y, folds, common.seed);
@@ -137,6 +165,9 @@ private:
         options.selection.C = svm.C_given() ? svm.C : std::numeric_limits<double>::infinity();
         options.selection.ridge = svm.ridge;
         if (svm.tolerance_given()) options.selection.smo.tolerance = svm.tolerance;
+        if (svm.given("--max-iterations")) options.selection.max_iterations = svm.max_iterations;
+        if (svm.given("--cache-mb"))
+            options.selection.smo.cache_mb = options.selection.final_smo.cache_mb = svm.cache_mb;
         if (!selection.final_C_given()) options.selection.final_C = options.selection.C;
         options.standardize = preprocess.standardize;
         options.threads = threads;
@@ -157,7 +188,7 @@ private:
                                   options, on_split);
     }
 
-    void report_svm(const Dataset& data, const SvmEvaluation& result) const {
+    void report_svm(const Dataset& data, const SvmEvaluation& result) {
         std::vector<double> errors, chosen;
         for (const SvmSplitEvaluation& r : result.splits) {
             errors.push_back(r.error);
@@ -196,7 +227,7 @@ private:
                                       {"inner", b.inner},
                                       {"final", b.final}};
             }
-            emit(common, j.dump() + "\n");
+            finish(j.dump() + "\n");
             return;
         }
         std::ostringstream s;
@@ -211,10 +242,10 @@ private:
         }
         s << "\n  time             " << fmt(result.seconds) << " s (" << fmt(fits / result.seconds)
           << " SVM fits/s)\n";
-        emit(common, s.str());
+        finish(s.str());
     }
 
-    void report_path(const SelectionEvaluation& result) const {
+    void report_path(const SelectionEvaluation& result) {
         const double fits = double(result.splits.size());
         if (common.json) {
             nlohmann::ordered_json j;
@@ -240,7 +271,7 @@ private:
                                       {"paths", b.paths},     {"final_classifiers", b.final_classifiers},
                                       {"iterations", b.iterations}};
             }
-            emit(common, j.dump() + "\n");
+            finish(j.dump() + "\n");
             return;
         }
         std::ostringstream s;
@@ -254,9 +285,12 @@ private:
         }
         s << "  time       " << fmt(result.seconds) << " s (" << fmt(fits / result.seconds)
           << " splits/s)\n";
-        emit(common, s.str());
+        finish(s.str());
     }
 
+    CLI::Option* folds_option_ = nullptr;
+    CLI::Option* splits_option_ = nullptr;
+    CLI::Option* train_size_option_ = nullptr;
     std::string data_path;
     int folds = 5;
     int splits = 0;

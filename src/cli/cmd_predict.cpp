@@ -62,6 +62,7 @@ public:
     }
 
     void run() override {
+        stage_output();
         auto backend = open_backend(common);
         const ModelFile file = load_model_file(model_path);
         Dataset data = load_data(data_path, 1, common, file.log10, file.model.n_features());
@@ -79,6 +80,7 @@ public:
         } catch (const InvalidArgument& e) {  // log10 of a non-positive value
             throw DataError(data_path + ": " + e.what());
         }
+        if (file.model.kernel.type == KernelType::Chi2) check_chi2_domain(input, data_path);
         const Vector predicted = file.model.predict(*backend, input);
 
         // Predictions in the labels of the training file.
@@ -112,20 +114,20 @@ public:
             j["n_samples"] = data.n_samples();
             j["method"] = file.method.empty() ? std::string("svm") : file.method.name;
             j["n_support"] = file.model.n_support();
-            emit(common, j.dump() + "\n");
+            finish(j.dump() + "\n");
             return;
         }
         std::string out;
         for (const auto& l : labels) out += l + '\n';
-        emit(common, out);
+        finish(out);
         if (error) {
             const std::string summary = "error rate " + fmt(*error) + " (" +
                                         std::to_string(n_errors) + " of " +
                                         std::to_string(data.n_samples()) + ")";
             if (common.output.empty())
                 progress(common, summary);
-            else
-                std::cout << summary << std::endl;
+            else if (!(std::cout << summary << std::endl))
+                throw OutputError("cannot write to standard output");
         }
     }
 

@@ -20,13 +20,15 @@ public:
     }
 
     void run() override {
+        selection.check(given(app->get_option("--max-iterations")));
         SelectionOptions options = selection.build();
+        stage_output();
 
         auto backend = open_backend(common);
         Dataset data = load_data(data_path, 2, common, preprocess.log10);
         if (preprocess.log10) data.X = checked_log10(data.X, data_path);
         if (preprocess.standardize) data.X = Standardizer::fit(data.X).transform(data.X);
-        options.validate(data.n_features());
+        SelectionCliOptions::validate(options, data.n_features());
 
         progress(common,
                  "selecting with " + to_string(options.method) + " on " + backend->description());
@@ -37,7 +39,7 @@ public:
     }
 
 private:
-    void report(const Dataset& data, const SelectionResult& result) const {
+    void report(const Dataset& data, const SelectionResult& result) {
         const auto to_list = [](const IndexVector& v) {
             return std::vector<long long>(v.begin(), v.end());
         };
@@ -71,7 +73,7 @@ private:
             j["converged"] = result.status == Status::Success;
             j["status"] = to_string(result.status);
             j["seconds"] = result.seconds;
-            emit(common, j.dump() + "\n");
+            finish(j.dump() + "\n");
             return;
         }
         std::ostringstream s;
@@ -89,7 +91,7 @@ private:
                 s << "\n";
             }
         }
-        emit(common, s.str());
+        finish(s.str());
     }
 
     std::string data_path;

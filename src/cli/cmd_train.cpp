@@ -16,10 +16,6 @@
 namespace zeronorm::cli {
 namespace {
 
-bool given(const CLI::Option* option) {
-    return option != nullptr && option->count() > 0;
-}
-
 // Options of --method l0-svm (defaults: the paper's §4.1 settings).
 struct SparseCliOptions {
     double p = 0.0;
@@ -69,6 +65,21 @@ struct SparseCliOptions {
     }
 };
 
+// svm_flag_names plus the l0-svm options.
+const FlagNames& sparse_flag_names() {
+    static const FlagNames names = [] {
+        FlagNames n = svm_flag_names;
+        n.insert(n.end(), {{"SparseSvmOptions.p", "--p"},
+                           {"SparseSvmOptions.variant", "--variant"},
+                           {"SparseSvmOptions.C_xi", "--C-xi"},
+                           {"SparseSvmOptions.C_alpha", "--C-alpha"},
+                           {"SparseSvmOptions.epsilon", "--epsilon"},
+                           {"SparseSvmOptions.max_iterations", "--max-outer-iterations"}});
+        return n;
+    }();
+    return names;
+}
+
 class TrainCommand : public Command {
 public:
     explicit TrainCommand(CLI::App& parent) {
@@ -111,6 +122,10 @@ public:
                        "--ridge does not apply to --method l0-svm");
         }
 
+        // Both outputs are checked before any work and replaced only when everything succeeded.
+        model_file_ = std::make_unique<StagedFile>(model_path, "--model");
+        stage_output(model_file_.get());
+
         auto backend = open_backend(common);
         Dataset data = load_data(data_path, 2, common, preprocess.log10);
         require_two_classes(data, data_path, "train");
@@ -126,6 +141,7 @@ public:
         }
         SvmOptions options = svm.build(data.n_features());
         if (given(width_option_)) options.kernel.gamma = 1.0 / (2.0 * width * width);
+        if (options.kernel.type == KernelType::Chi2) check_chi2_domain(data.X, data_path);
         if (sparse_method) {
             train_sparse(*backend, data, options, file);
         } else {
@@ -142,8 +158,6 @@ private:
         if (result.smo.status != Status::Success)
             warning(std::string("the solver stopped with status ") + to_string(result.smo.status));
         file.model = result.model;
-        save_model(file, model_path);
-        progress(common, "model written to " + model_path);
 
         const bool converged = result.smo.status == Status::Success;
         if (common.json) {
@@ -165,7 +179,7 @@ private:
             j["bias"] = result.model.bias;
             j["train_seconds"] = result.train_seconds;
             j["backend"] = backend.description();
-            emit(common, j.dump() + "\n");
+            save(file, j.dump() + "\n");
             return;
         }
         std::ostringstream s;
@@ -178,7 +192,7 @@ private:
           << "  bias             " << fmt(result.model.bias) << "\n"
           << "  training time    " << fmt(result.train_seconds) << " s\n"
           << "  model            " << model_path << "\n";
-        emit(common, s.str());
+        save(file, s.str());
     }
 
     void train_sparse(Backend& backend, const Dataset& data, const SvmOptions& svm_options,
@@ -197,7 +211,7 @@ private:
         if (given(app->get_option("--max-iterations")))
             options.smo.max_iterations = svm.max_iterations;
         options.smo.cache_mb = svm.cache_mb;
-        options.validate(data.n_features());
+        validate_flags([&] { options.validate(data.n_features()); }, sparse_flag_names());
 
         const std::string name = sparse.p == 0.0 ? "L0-norm" : "Lp-norm (p = " + fmt(sparse.p) + ")";
         progress(common, "training " + to_string(options.kernel.type) + " " + name + " SVM on " +
@@ -215,8 +229,6 @@ private:
                                   {"epsilon", model_number(options.epsilon)},
                                   {"iterations", std::to_string(result.iterations)},
                                   {"status", to_string(result.status)}};
-        save_model(file, model_path);
-        progress(common, "model written to " + model_path);
 
         const double objective = result.trace.empty() ? 0.0 : result.trace.back().objective;
         std::int64_t smo_iterations = 0;
@@ -249,7 +261,7 @@ private:
             j["training_indices"] = result.model.training_indices;
             j["train_seconds"] = result.train_seconds;
             j["backend"] = backend.description();
-            emit(common, j.dump() + "\n");
+            save(file, j.dump() + "\n");
             return;
         }
         std::ostringstream s;
@@ -263,9 +275,18 @@ private:
           << "  bias             " << fmt(result.model.bias) << "\n"
           << "  training time    " << fmt(result.train_seconds) << " s\n"
           << "  model            " << model_path << "\n";
-        emit(common, s.str());
+        save(file, s.str());
     }
 
+    // Writes the model and the result together (see Command::finish).
+    void save(const ModelFile& file, const std::string& result) {
+        std::ostringstream model_text;
+        write_model(model_text, file);
+        finish(result, model_file_.get(), model_text.str());
+        progress(common, "model written to " + model_path);
+    }
+
+    std::unique_ptr<StagedFile> model_file_;
     std::string data_path;
     std::string model_path;
     std::string method = "svm";

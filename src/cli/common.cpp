@@ -1,11 +1,9 @@
 #include <algorithm>
-#include <functional>
-#include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <functional>
 #include <iostream>
-#include <system_error>
 
 #include "cli.hpp"
 #include "zeronorm/io.hpp"
@@ -17,13 +15,8 @@ void CommonOptions::add_to(CLI::App& app) {
         ->check(CLI::IsMember({"cpu", "cuda"}))
         ->capture_default_str();
     app.add_option("--device", device, "CUDA device number")->capture_default_str();
-    app.add_option("--seed", seed, "Random seed (fold assignment)")
-        ->check(CLI::Validator(
-            [](std::string& value) {
-                return value.empty() || value[0] != '-' ? std::string()
-                                                        : std::string("must be >= 0");
-            },
-            ""))
+    app.add_option("--seed", seed, "Random seed (fold assignment), 0 .. 2^64 - 1")
+        ->check(whole_number(true))
         ->capture_default_str();
     app.add_flag("-q,--quiet", quiet, "No progress messages on stderr");
     app.add_flag("--json", json, "Print one JSON object instead of the human summary");
@@ -37,6 +30,7 @@ void PreprocessOptions::add_to(CLI::App& app) {
 }
 
 void SvmCliOptions::add_to(CLI::App& app, bool allow_grid) {
+    app_ = &app;
     app.add_option("-k,--kernel", kernel, "Kernel")
         ->check(CLI::IsMember({"linear", "poly", "sum-of-powers", "rbf", "weighted-rbf", "chi2"}))
         ->capture_default_str();
@@ -61,10 +55,23 @@ void SvmCliOptions::add_to(CLI::App& app, bool allow_grid) {
     tolerance_option_ = app.add_option("-t,--tolerance", tolerance,
                                        "SMO stopping tolerance on the KKT gap")
                             ->capture_default_str();
-    app.add_option("--max-iterations", max_iterations, "SMO iteration cap (0: automatic)")
+    app.add_option("--max-iterations", max_iterations,
+                   "SMO iteration cap (0: automatic); cv with a selection method: the AROM cap")
+        ->check(whole_number(false))
         ->capture_default_str();
     app.add_option("--cache-mb", cache_mb, "Kernel cache for large problems (MiB)")
         ->capture_default_str();
+}
+
+const FlagNames svm_flag_names = {
+    {"smo.C", "--C"},           {"smo.ridge", "--ridge"},
+    {"smo.tolerance", "--tolerance"}, {"smo.max_iterations", "--max-iterations"},
+    {"smo.cache_mb", "--cache-mb"},   {"kernel.gamma", "--gamma"},
+    {"kernel.degree", "--degree"},    {"kernel.coef0", "--coef0"},
+    {"kernel.theta", "--theta"}};
+
+bool SvmCliOptions::given(const char* flag) const {
+    return app_ != nullptr && cli::given(app_->get_option(flag));
 }
 
 void SvmCliOptions::check() {
@@ -76,20 +83,38 @@ void SvmCliOptions::check() {
     smo.cache_mb = cache_mb;
     for (const double value : C_grid.empty() ? std::vector<double>{C} : C_grid) {
         smo.C = value;
-        smo.validate();
+        validate_flags([&] { smo.validate(); }, svm_flag_names);
     }
-    if (gamma_option_ && gamma_option_->count() > 0)
-        ZN_EXPECTS(std::isfinite(gamma) && gamma > 0, "--gamma must be positive, got " << gamma);
+    const KernelType type = parse_kernel_type(kernel);
+    const bool uses_gamma = type != KernelType::Linear && type != KernelType::SumOfPowers;
+    const bool uses_degree = type == KernelType::Polynomial || type == KernelType::SumOfPowers;
+    const bool uses_coef0 = type == KernelType::Polynomial;
+    for (const auto& [flag, used] : {std::pair<const char*, bool>{"--gamma", uses_gamma},
+                                     {"--degree", uses_degree},
+                                     {"--coef0", uses_coef0}})
+        if (given(flag) && !used)
+            warning(std::string(flag) + " is not used by the " + kernel + " kernel; ignored");
+    // --gamma 0 means the default 1 / n_features, as in LIBSVM.
+    if (uses_gamma && given("--gamma"))
+        ZN_EXPECTS(std::isfinite(gamma) && gamma >= 0,
+                   "--gamma must be positive (0: 1 / number of features), got " << gamma);
+    ZN_EXPECTS(theta.empty() || type == KernelType::WeightedRbf,
+               "--theta is only used by the weighted-rbf kernel");
 }
 
 SvmOptions SvmCliOptions::build(Index n_features) const {
     SvmOptions o;
     o.kernel.type = parse_kernel_type(kernel);
-    o.kernel.gamma = (gamma_option_ && gamma_option_->count() > 0)
+    o.kernel.gamma = cli::given(gamma_option_) && gamma > 0
                          ? gamma
                          : 1.0 / static_cast<double>(std::max<Index>(n_features, 1));
-    o.kernel.degree = degree;
-    o.kernel.coef0 = coef0;
+    // Flags the kernel ignores (accepted for LIBSVM command lines) keep their defaults.
+    const KernelSpec defaults;
+    o.kernel.degree = given("--degree") && (o.kernel.type == KernelType::Polynomial ||
+                                            o.kernel.type == KernelType::SumOfPowers)
+                          ? degree
+                          : defaults.degree;
+    o.kernel.coef0 = o.kernel.type == KernelType::Polynomial ? coef0 : defaults.coef0;
     if (o.kernel.type == KernelType::WeightedRbf) {
         if (theta.empty()) {
             o.kernel.theta = Vector::Ones(n_features);
@@ -99,15 +124,13 @@ SvmOptions SvmCliOptions::build(Index n_features) const {
                                       << " features");
             o.kernel.theta = Eigen::Map<const Vector>(theta.data(), Index(theta.size()));
         }
-    } else {
-        ZN_EXPECTS(theta.empty(), "--theta is only used by the weighted-rbf kernel");
     }
     o.smo.C = C;
     o.smo.ridge = ridge;
     o.smo.tolerance = tolerance;
     o.smo.max_iterations = max_iterations;
     o.smo.cache_mb = cache_mb;
-    o.validate(n_features);
+    validate_flags([&] { o.validate(n_features); }, svm_flag_names);
     return o;
 }
 
@@ -124,6 +147,8 @@ Dataset load_data(const std::string& path, int min_classes, const CommonOptions&
     options.positive_features = log10;  // a non-positive value is reported where it stands
     options.n_features = n_features;
     Dataset data = read_dataset(path, options);
+    if (data.n_features() == 0)
+        throw DataError(path + ": the data has no feature columns (only labels)");
     progress(common, "read " + path + ": " + std::to_string(data.n_samples()) + " samples x " +
                          std::to_string(data.n_features()) + " features, " +
                          std::to_string(data.n_classes()) + " classes");
@@ -154,21 +179,71 @@ void warning(const std::string& message) {
     std::cerr << "zeronorm: warning: " << message << std::endl;
 }
 
-void emit(const CommonOptions& common, const std::string& text) {
-    if (common.output.empty()) {
-        std::cout << text << std::flush;
-        if (!std::cout) throw Error("cannot write to standard output");
-        return;
+void validate_flags(const std::function<void()>& validate, const FlagNames& names) {
+    try {
+        validate();
+    } catch (const InvalidArgument& e) {
+        const std::string message = e.what();
+        for (const auto& [field, flag] : names) {
+            if (message.compare(0, field.size(), field) != 0) continue;
+            std::string rest = message.substr(field.size());
+            // "feature_counts[1] = 7 is ..." -> "--features 7 is ..."
+            if (!rest.empty() && rest[0] == '[' && rest.find("] = ") != std::string::npos)
+                rest = " " + rest.substr(rest.find("] = ") + 4);
+            if (rest.empty() || rest[0] == ' ') throw InvalidArgument(flag + rest);
+        }
+        throw;
     }
-    std::ofstream out(common.output, std::ios::binary | std::ios::trunc);
-    if (!out) {
-        const int err = errno;
-        throw InvalidArgument("cannot open '" + common.output +
-                              "' for writing: " + std::generic_category().message(err));
+}
+
+namespace {
+template <class T>
+bool parses_whole(const std::string& value) {
+    T parsed{};
+    const char* end = value.data() + value.size();
+    const auto [ptr, ec] = std::from_chars(value.data(), end, parsed);
+    return ec == std::errc() && ptr == end;
+}
+}  // namespace
+
+CLI::Validator whole_number(bool non_negative) {
+    return CLI::Validator(
+        [non_negative](std::string& value) {
+            const bool fits = non_negative ? parses_whole<std::uint64_t>(value)
+                                           : parses_whole<std::int64_t>(value);
+            if (fits) return std::string();
+            return "'" + value + "' is not a whole number in " +
+                   (non_negative ? "0 .. 2^64 - 1" : "-2^63 .. 2^63 - 1");
+        },
+        "INTEGER");
+}
+
+void check_chi2_domain(const Matrix& X, const std::string& path) {
+    for (Index j = 0; j < X.cols(); ++j)
+        for (Index i = 0; i < X.rows(); ++i)
+            if (X(i, j) < 0)
+                throw DataError(path + ": the chi2 kernel needs non-negative features, but sample " +
+                                std::to_string(i + 1) + ", feature " + std::to_string(j + 1) +
+                                " is " + fmt(X(i, j)) + " (after preprocessing)");
+}
+
+void Command::stage_output(const StagedFile* other) {
+    if (common.output.empty()) return;
+    output_file_ = std::make_unique<StagedFile>(common.output, "--output");
+    ZN_EXPECTS(other == nullptr || other->target() != output_file_->target(),
+               "--output and --model name the same file '" << output_file_->target() << "'");
+}
+
+void Command::finish(const std::string& result, StagedFile* staged, const std::string& staged_text) {
+    if (staged != nullptr) staged->write(staged_text);
+    if (output_file_) {
+        output_file_->write(result);
+    } else {
+        std::cout << result << std::flush;
+        if (!std::cout) throw OutputError("cannot write to standard output");
     }
-    out << text;
-    out.close();
-    if (!out) throw Error("cannot write '" + common.output + "'");
+    if (staged != nullptr) staged->commit();
+    if (output_file_) output_file_->commit();
 }
 
 std::string fmt(double v) {
@@ -189,11 +264,13 @@ namespace zeronorm::cli {
 
 void SelectionCliOptions::add_to(CLI::App& app, const std::vector<std::string>& methods,
                                  bool features_required, bool solver_flags) {
+    app_ = &app;
     app.add_option("--method", method, "Method")->check(CLI::IsMember(methods))->capture_default_str();
     auto* features = app.add_option("-f,--features", feature_counts,
                                     "Numbers of features to select, comma-separated (one run "
                                     "serves all)")
-                         ->delimiter(',');
+                         ->delimiter(',')
+                         ->check(whole_number(false));
     if (features_required) features->required();
     app.add_option("--multiclass", multiclass, "Multi-class scheme")
         ->check(CLI::IsMember({"ovr", "ww"}))
@@ -211,10 +288,42 @@ void SelectionCliOptions::add_to(CLI::App& app, const std::vector<std::string>& 
     app.add_option("--ridge", ridge,
                    "Added to the kernel diagonal (needed by a hard margin on inseparable data)")
         ->capture_default_str();
-    app.add_option("--max-iterations", max_iterations, "AROM / RFE iteration cap")
+    app.add_option("--max-iterations", max_iterations, "AROM iteration cap")
+        ->check(whole_number(false))
         ->capture_default_str();
     tolerance_option_ =
         app.add_option("-t,--tolerance", tolerance, "SMO stopping tolerance of the inner SVMs");
+}
+
+namespace {
+const FlagNames selection_flag_names = {
+    {"feature_counts", "--features"}, {"C", "--C"},
+    {"ridge", "--ridge"},             {"max_iterations", "--max-iterations"},
+    {"rfe_fraction", "--rfe-fraction"}, {"final_C", "--final-C"},
+    {"final_ridge", "--final-ridge"}, {"smo.tolerance", "--tolerance"},
+    {"smo.cache_mb", "--cache-mb"}};
+}  // namespace
+
+void SelectionCliOptions::check(bool cap_given) const {
+    ZN_EXPECTS(!cap_given || method == "l2-arom" || method == "l1-arom",
+               "--max-iterations caps the AROM iterations; --method "
+                   << method << " has no iteration cap"
+                   << (method == "rfe" ? " (--rfe-fraction takes fewer rounds)" : ""));
+    ZN_EXPECTS(!given(app_->get_option("--rfe-fraction")) || method == "rfe",
+               "--rfe-fraction is for --method rfe, not " << method);
+    if (given(app_->get_option("--final-ridge")))
+        ZN_EXPECTS(std::isfinite(final_ridge) && final_ridge >= 0,
+                   "--final-ridge must be finite and >= 0, got " << final_ridge);
+}
+
+void SelectionCliOptions::refuse_all(const std::string& why) const {
+    for (const char* flag : {"--features", "--multiclass", "--rfe-fraction", "--final-C",
+                             "--final-ridge"})
+        ZN_EXPECTS(!given(app_->get_option(flag)), flag << " " << why);
+}
+
+void SelectionCliOptions::validate(const SelectionOptions& options, Index n_features) {
+    validate_flags([&] { options.validate(n_features); }, selection_flag_names);
 }
 
 SelectionOptions SelectionCliOptions::build() const {

@@ -2,7 +2,8 @@
 //
 // Exit codes: 0 success; 1 usage (bad flags or option values, unreadable paths); 2 data
 // (malformed files, sizes that do not fit, unsuitable labels); 3 numerical failure; 4 device
-// (CUDA error, backend not compiled). Every error message on stderr starts "zeronorm: error: ".
+// (CUDA error, backend not compiled); 5 an output (model, --output, standard output) cannot be
+// written: an unusable target, found before any work, or a failed write. Every error message on stderr starts "zeronorm: error: ".
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -16,7 +17,7 @@
 
 namespace {
 
-enum ExitCode { ok = 0, usage = 1, data = 2, numerical = 3, device = 4 };
+enum ExitCode { ok = 0, usage = 1, data = 2, numerical = 3, device = 4, output = 5 };
 
 int fail(int code, const std::string& message) {
     std::cerr << "zeronorm: error: " << message << std::endl;
@@ -43,6 +44,8 @@ int execute(zeronorm::cli::Command& command) {
         return fail(device, e.what());
     } catch (const CudaError& e) {
         return fail(device, e.what());
+    } catch (const OutputError& e) {
+        return fail(output, e.what());
     } catch (const Error& e) {  // I/O failures
         return fail(data, e.what());
     } catch (const std::bad_alloc&) {
@@ -66,7 +69,7 @@ int run(int argc, char** argv) {
     app.require_subcommand(1);
     app.footer(
         "Run 'zeronorm <command> --help' for the options of a command.\n"
-        "Exit codes: 0 ok, 1 usage, 2 data, 3 numerical, 4 device.");
+        "Exit codes: 0 ok, 1 usage, 2 data, 3 numerical, 4 device, 5 output not written.");
 
     std::vector<std::unique_ptr<zeronorm::cli::Command>> commands;
     commands.push_back(zeronorm::cli::make_train_command(app));

@@ -355,12 +355,129 @@ expect_rc l0_bad_p 1
 expect_grep l0_bad_p err 'p must be in \[0, 2\]'
 run l0_bad_calpha train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --method l0-svm --C-alpha 0
 expect_rc l0_bad_calpha 1
-expect_grep l0_bad_calpha err 'C_alpha must be positive'
+expect_grep l0_bad_calpha err '^zeronorm: error: --C-alpha must be positive'
 run l0_bad_width train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --method l0-svm --width -1
 expect_rc l0_bad_width 1
 expect_grep l0_bad_width err 'width must be positive'
 run l0_bad_method train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --method rvm
 expect_rc l0_bad_method 1
+
+# ---- outputs: checked before any work, written atomically, only when the command succeeds ----
+# Non-regular targets are refused (exit 5) and left as they were; a device node is made in TMP.
+O=$TMP/outputs
+mkdir -p "$O"
+if mknod "$O/null" c 1 3 2>/dev/null; then
+    run out_device train "$DATA/ripley/ripley_train.csv" --model "$O/null"
+    expect_rc out_device 5
+    expect_grep out_device err 'not a regular file'
+    [ -c "$O/null" ] && pass "device node kept" || fail "device node replaced"
+    run out_device_output cv "$DATA/sonar/sonar.csv" --output "$O/null"
+    expect_rc out_device_output 5
+    [ -c "$O/null" ] && pass "device node kept by --output" || fail "device node replaced by --output"
+else
+    echo "skip: mknod not permitted"
+fi
+mkfifo "$O/fifo"
+run out_fifo train "$DATA/ripley/ripley_train.csv" --model "$O/fifo"
+expect_rc out_fifo 5
+[ -p "$O/fifo" ] && pass "FIFO kept" || fail "FIFO replaced"
+run out_fifo_output select "$DATA/sonar/sonar.csv" --features 5 --C 1 --output "$O/fifo"
+expect_rc out_fifo_output 5
+run out_dir train "$DATA/ripley/ripley_train.csv" --model "$O"
+expect_rc out_dir 5
+expect_grep out_dir err 'is a directory'
+run out_nodir cv "$DATA/sonar/sonar.csv" --output "$O/missing/r.json"
+expect_rc out_nodir 5
+expect_grep out_nodir err "^zeronorm: error: cannot write --output '.*': the directory .* does not exist"
+grep -q 'fold 1/' "$TMP/out_nodir.err" && fail "cv worked before checking --output" || pass "--output checked before the work"
+ln -s "$O/missing_target" "$O/dangling"
+run out_dangling train "$DATA/ripley/ripley_train.csv" --model "$O/dangling"
+expect_rc out_dangling 5
+expect_grep out_dangling err 'symbolic link to a missing file'
+ln -s "$O/fifo" "$O/to_fifo"
+run out_link_fifo train "$DATA/ripley/ripley_train.csv" --model "$O/to_fifo"
+expect_rc out_link_fifo 5
+# A link to a regular file: the file is replaced, the link stays.
+echo old >"$O/real.model"
+ln -s "$O/real.model" "$O/link.model"
+run out_link train "$DATA/ripley/ripley_train.csv" --model "$O/link.model" --quiet
+expect_rc out_link 0
+[ -L "$O/link.model" ] && head -n 1 "$O/real.model" | grep -qx 'zeronorm-model 1' \
+    && pass "symlinked model replaced through the link" || fail "symlinked model"
+run out_same train "$DATA/ripley/ripley_train.csv" --model "$O/real.model" --output "$O/link.model"
+expect_rc out_same 1
+# A failing train replaces nothing: the model and --output keep their contents.
+echo keep >"$O/keep.model"
+echo keep >"$O/keep.json"
+run out_fail train "$TMP/three.csv" --model "$O/keep.model" --output "$O/keep.json"
+expect_rc out_fail 2
+[ "$(cat "$O/keep.model")" = keep ] && [ "$(cat "$O/keep.json")" = keep ] \
+    && pass "failed train left its outputs alone" || fail "failed train replaced an output"
+run out_fail_output train "$DATA/ripley/ripley_train.csv" --model "$O/keep.model" --output "$O/missing/x"
+expect_rc out_fail_output 5
+[ "$(cat "$O/keep.model")" = keep ] && pass "unwritable --output: model left alone" || fail "unwritable --output replaced the model"
+if [ -c /dev/full ]; then
+    "$ZN" cv "$DATA/sonar/sonar.csv" --quiet >/dev/full 2>"$TMP/out_full.err"
+    echo $? >"$TMP/out_full.rc"
+    expect_rc out_full 5
+    expect_grep out_full err 'cannot write to standard output'
+fi
+chmod 600 "$O/keep.json"
+run out_ok select "$DATA/sonar/sonar.csv" --features 5 --C 1 --json --output "$O/keep.json"
+expect_rc out_ok 0
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$O/keep.json" && pass "--output replaced" || fail "--output not replaced"
+[ "$(stat -c %a "$O/keep.json")" = 600 ] && pass "--output keeps the file's permissions" || fail "--output permissions"
+ls "$O" | grep -q '\.tmp\.' && fail "temporary files left behind" || pass "no temporary files"
+
+# ---- every option honoured or refused ----------------------------------------------------------
+printf '1\n-1\n1\n-1\n1\n-1\n' >"$TMP/labels_only.libsvm"
+for cmd in "train --model $TMP/z.model" "cv" "select --features 1" "predict --model $MODEL"; do
+    name=zero_features_${cmd%% *}
+    run "$name" $cmd "$TMP/labels_only.libsvm"
+    expect_rc "$name" 2
+    expect_grep "$name" err 'labels_only\.libsvm: the data has no feature columns'
+done
+run splits_zero cv "$DATA/sonar/sonar.csv" --splits 0 --train-size 20
+expect_rc splits_zero 1
+expect_grep splits_zero err '--splits must be >= 1'
+run train_size_alone cv "$DATA/sonar/sonar.csv" --train-size 20
+expect_rc train_size_alone 1
+expect_grep train_size_alone err '--train-size'
+run seed_huge cv "$DATA/sonar/sonar.csv" --seed 99999999999999999999
+expect_rc seed_huge 1
+expect_grep seed_huge err '--seed'
+run features_huge select "$DATA/sonar/sonar.csv" --features 99999999999999999999
+expect_rc features_huge 1
+run features_big select "$DATA/sonar/sonar.csv" --features 9223372036854775807 --C 1
+expect_rc features_big 1
+expect_grep features_big err '^zeronorm: error: --features 9223372036854775807 is outside'
+run final_ridge_negative select "$DATA/sonar/sonar.csv" --features 5 --final-ridge -5
+expect_rc final_ridge_negative 1
+expect_grep final_ridge_negative err '--final-ridge must be'
+run cv_arom_cap cv "$DATA/sonar/sonar.csv" --method l2-arom --features 5 --C 1 --max-iterations 1 --json --quiet
+expect_rc cv_arom_cap 0
+py cv_arom_cap 'd["status"] == "no_convergence" and not d["converged"]'
+run select_rfe_cap select "$DATA/sonar/sonar.csv" --method rfe --features 5 --C 1 --max-iterations 1
+expect_rc select_rfe_cap 1
+expect_grep select_rfe_cap err '--max-iterations'
+run cv_svm_final cv "$DATA/sonar/sonar.csv" --final-C 2
+expect_rc cv_svm_final 1
+run cv_path_kernel cv "$DATA/sonar/sonar.csv" --method l2-arom --features 5 --kernel rbf
+expect_rc cv_path_kernel 1
+run msg_C train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --C 0
+expect_grep msg_C err '^zeronorm: error: --C must be positive'
+run msg_p train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --method l0-svm --p -1
+expect_grep msg_p err '^zeronorm: error: --p must be'
+run chi2_negative train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --kernel chi2
+expect_rc chi2_negative 2
+expect_grep chi2_negative err 'ripley_train\.csv: the chi2 kernel needs non-negative'
+# LIBSVM's kernel flags for a kernel that does not use them are accepted and ignored.
+run libsvm_gamma train "$DATA/ripley/ripley_train.csv" --model "$TMP/g.model" --kernel linear --gamma 0 --degree 3 --coef0 0 --quiet
+expect_rc libsvm_gamma 0
+expect_grep libsvm_gamma err 'warning: --gamma is not used by the linear kernel'
+run gamma_zero_rbf train "$DATA/ripley/ripley_train.csv" --model "$TMP/g.model" --gamma 0 --json --quiet
+expect_rc gamma_zero_rbf 0
+py gamma_zero_rbf 'abs(d["gamma"] - 0.5) < 1e-15'
 
 echo "$failures failure(s)"
 [ "$failures" = 0 ]
