@@ -473,13 +473,12 @@ Dataset parse_libsvm_lines(detail::LineInput& lines, const std::string& name,
                 at.fail(t, "feature index must be >= 1 (indices are 1-based), got " +
                             detail::quote_token(t, colon));
             if (idx > options.max_features)
-                at.fail(t, "feature index " + detail::quote_token(t, colon) + " is absurdly large (above " +
-                            "ReadOptions::max_features = " +
-                            std::to_string(options.max_features) + ")");
+                at.fail(t, "feature index " + detail::quote_token(t, colon) + " is above the reader's limit of " +
+                            std::to_string(options.max_features) + " features");
             if (options.n_features > 0 && idx > options.n_features)
-                at.fail(t, "feature index " + std::to_string(idx) + " exceeds n_features = " +
+                at.fail(t, "feature index " + std::to_string(idx) + " exceeds the " +
                                std::to_string(options.n_features) +
-                               " (the features expected, e.g. by a model: a LIBSVM file may "
+                               " features expected (e.g. by a model: a LIBSVM file may "
                                "omit the last ones, not add more)");
             if (idx == prev)
                 at.fail(t, "duplicate feature index " + std::to_string(idx) +

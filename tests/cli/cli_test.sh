@@ -431,12 +431,18 @@ ls "$O" | grep -q '\.tmp\.' && fail "temporary files left behind" || pass "no te
 
 # ---- every option honoured or refused ----------------------------------------------------------
 printf '1\n-1\n1\n-1\n1\n-1\n' >"$TMP/labels_only.libsvm"
-for cmd in "train --model $TMP/z.model" "cv" "select --features 1" "predict --model $MODEL"; do
+for cmd in "train --model $TMP/z.model" "cv" "select --features 1"; do
     name=zero_features_${cmd%% *}
     run "$name" $cmd "$TMP/labels_only.libsvm"
     expect_rc "$name" 2
     expect_grep "$name" err 'labels_only\.libsvm: the data has no feature columns'
 done
+# For predict a LIBSVM file without features is valid (zeros are omitted, rows are padded to the
+# model's features); a CSV without feature columns is not.
+printf 'label\n1\n-1\n' >"$TMP/labels_only.csv"
+run zero_features_predict predict "$TMP/labels_only.csv" --model "$MODEL"
+expect_rc zero_features_predict 2
+expect_grep zero_features_predict err 'labels_only\.csv:1:1: expected at least 2 columns'
 run splits_zero cv "$DATA/sonar/sonar.csv" --splits 0 --train-size 20
 expect_rc splits_zero 1
 expect_grep splits_zero err '--splits must be >= 1'
