@@ -36,6 +36,8 @@ using EntryFunction = const Entry* (*)();
 // dynamic loader's search path of the program (LD_LIBRARY_PATH, RUNPATH, system directories),
 // and the install libdir.
 std::vector<std::string> candidate_paths();
+// The module's path in each absolute directory of `dirs`, without repeats.
+std::vector<std::string> module_paths_in(const std::vector<std::string>& dirs);
 
 struct Loaded {
     const Entry* entry = nullptr;  // null when no candidate loaded

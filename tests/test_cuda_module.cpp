@@ -54,11 +54,19 @@ TEST(CudaModule, RefusesAModuleBuiltFromOtherHeaders) {
 
 TEST(CudaModule, LoadsTheFirstMatchingCandidate) {
     const std::string path = cuda_module_path();
-    const auto loaded =
-        cuda_module::load_first({"/nonexistent/libzeronorm_cuda.so", path}, ZERONORM_CUDA_MODULE_KEY);
+    const auto loaded = cuda_module::load_first({"/nonexistent/libzeronorm_cuda.so", path},
+                                                ZERONORM_CUDA_MODULE_KEY);
     ASSERT_NE(loaded.entry, nullptr) << loaded.failure;
     EXPECT_EQ(loaded.path, path);
     EXPECT_EQ(loaded.entry->abi_version, cuda_module::abi_version);
+}
+
+// A build tree's RUNPATH may end in ':' (CMake's room for the install's), an empty entry
+// the dynamic loader reads as the working directory: the module is never taken from there.
+TEST(CudaModule, SearchesOnlyAbsoluteDirectories) {
+    EXPECT_EQ(cuda_module::module_paths_in({"/a", "", ".", "lib", "/a", "/b"}),
+              (std::vector<std::string>{"/a/libzeronorm_cuda.so", "/b/libzeronorm_cuda.so"}));
+    for (const auto& path : cuda_module::candidate_paths()) EXPECT_EQ(path.front(), '/') << path;
 }
 
 TEST(CudaModule, EnvironmentVariableReplacesTheSearch) {

@@ -78,8 +78,7 @@ const Entry* open_module(const std::string& path, const std::string& build_key, 
         return nullptr;
     }
     void* symbol = dlsym(handle, entry_symbol);
-    const Entry* entry =
-        symbol != nullptr ? reinterpret_cast<EntryFunction>(symbol)() : nullptr;
+    const Entry* entry = symbol != nullptr ? reinterpret_cast<EntryFunction>(symbol)() : nullptr;
     if (entry == nullptr) {
         why = std::string("no ") + entry_symbol + " (not a zeronorm CUDA module)";
     } else if (entry->abi_version != abi_version) {
@@ -113,8 +112,14 @@ std::vector<std::string> candidate_paths() {
     }
     for (auto& dir : loader_search_directories()) dirs.push_back(std::move(dir));
     dirs.emplace_back(ZERONORM_INSTALL_LIBDIR);
+    return module_paths_in(dirs);
+}
+
+std::vector<std::string> module_paths_in(const std::vector<std::string>& dirs) {
     std::vector<std::string> paths;
     for (const auto& dir : dirs) {
+        // An empty or relative entry (a RUNPATH padded with ':') would mean the working directory.
+        if (dir.empty() || dir[0] != '/') continue;
         std::string path = dir + "/" + file_name;
         if (std::find(paths.begin(), paths.end(), path) == paths.end())
             paths.push_back(std::move(path));

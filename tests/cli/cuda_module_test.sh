@@ -15,13 +15,21 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 pass() { echo "ok: $*"; }
 cuda_libs='libzeronorm_cuda|libcublas|libcusolver|libcudart'
 
-if ldd "$ZN" | grep -E "$cuda_libs"; then fail "the tool links CUDA libraries"; else pass "links no CUDA library"; fi
+if ldd "$ZN" | grep -E "$cuda_libs"; then
+    fail "the tool links CUDA libraries"
+else
+    pass "links no CUDA library"
+fi
 
 # LD_DEBUG=files names every object the dynamic loader opens, dlopen included.
 for args in "--version" "${train[*]} --backend cpu"; do
     # shellcheck disable=SC2086
     opened=$(LD_DEBUG=files "$ZN" $args 2>&1 >/dev/null | grep -oE "file=[^ ]+" | sort -u)
-    if grep -E "$cuda_libs" <<< "$opened"; then fail "'zeronorm $args' loads CUDA"; else pass "'zeronorm $args' loads no CUDA"; fi
+    if grep -E "$cuda_libs" <<< "$opened"; then
+        fail "'zeronorm $args' loads CUDA"
+    else
+        pass "'zeronorm $args' loads no CUDA"
+    fi
 done
 
 if [ "$HAS_MODULE" = 1 ]; then
