@@ -6,7 +6,8 @@
 // A CudaBackend is not safe to use from several threads at once.
 //
 // Compiled by the host compiler (Eigen stays out of nvcc); the kernels are launched through
-// device_ops.hpp.
+// device_ops.hpp. Built, with the kernels, into the module libzeronorm_cuda.so that the core loads
+// on first use (src/cuda_module.hpp).
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
@@ -27,6 +28,7 @@
 #include "decomposition_smo.hpp"
 #include "dense_dual.hpp"
 #include "cuda_check.cuh"
+#include "cuda_module.hpp"
 #include "device_ops.hpp"
 #include "smo_common.hpp"
 #include "zeronorm/backend.hpp"
@@ -1194,7 +1196,9 @@ void CudaBackend::assign_columns(DeviceMatrix& X, const IndexVector& cols,
 }  // namespace
 }  // namespace cuda_detail
 
-std::unique_ptr<Backend> make_cuda_backend(int device) {
+namespace {
+
+std::unique_ptr<Backend> make_backend_on(int device) {
     int count = 0;
     const cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
@@ -1209,9 +1213,7 @@ std::unique_ptr<Backend> make_cuda_backend(int device) {
     return std::make_unique<cuda_detail::CudaBackend>(device);
 }
 
-bool cuda_compiled() { return true; }
-
-int cuda_device_count() {
+int device_count() {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -1220,4 +1222,15 @@ int cuda_device_count() {
     return count > 0 ? count : 0;
 }
 
+}  // namespace
 }  // namespace zeronorm
+
+// The module's one export (src/cuda_module.hpp); everything else in it is hidden.
+extern "C" __attribute__((visibility("default"))) const zeronorm::cuda_module::Entry*
+zeronorm_cuda_module_entry() {
+    static const zeronorm::cuda_module::Entry entry{zeronorm::cuda_module::abi_version,
+                                                    ZERONORM_CUDA_MODULE_KEY,
+                                                    &zeronorm::make_backend_on,
+                                                    &zeronorm::device_count};
+    return &entry;
+}

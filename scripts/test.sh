@@ -1,16 +1,37 @@
 #!/usr/bin/env bash
 # Installs, builds and runs the whole test suite: a Release build (with the CUDA backend when
 # nvcc is present; GPU tests skip without a device), then an ASan/UBSan build of the CPU path.
+# Every option the suite relies on is set here, so a cache left by another script (demo.sh,
+# bench.sh) cannot switch tests off.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
 jobs=${JOBS:-$(nproc)}
+suite=(-DZERONORM_BUILD_TESTS=ON -DZERONORM_BUILD_CLI=ON)
 
-BUILD_DIR=$root/build "$root/scripts/build.sh" -DZERONORM_BUILD_BENCH=ON
-(cd "$root/build" && ctest --output-on-failure -j "$jobs" --timeout 900)
+# check_registered BUILD_DIR: CTest must hold one test per GoogleTest test of the binary (a
+# failed discovery registers a placeholder) and the scripted tests (no dot in their names).
+check_registered() {
+  local names gtests registered scripted
+  gtests=$("$1/tests/zeronorm_tests" --gtest_list_tests | grep -c '^  ' || true)
+  names=$(ctest --test-dir "$1" -N | sed -n 's/^ *Test *#[0-9]*: //p')
+  registered=$(grep -c '\.' <<< "$names" || true)
+  scripted=$(grep -vc -e '\.' -e '^$' <<< "$names" || true)
+  if (( gtests < 100 || registered != gtests || scripted < 3 )); then
+    echo "zeronorm: $1: CTest registers $registered of $gtests GoogleTest tests and $scripted scripted tests (expected >= 3)" >&2
+    exit 1
+  fi
+  echo "zeronorm: $1: $registered GoogleTest tests and $scripted scripted tests registered"
+}
 
-BUILD_DIR=$root/build-sanitize "$root/scripts/build.sh" -DZERONORM_CUDA=OFF -DZERONORM_SANITIZE=ON \
-  -DZERONORM_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+BUILD_DIR=$root/build "$root/scripts/build.sh" "${suite[@]}" -DZERONORM_BUILD_BENCH=ON \
+  -DZERONORM_SANITIZE=OFF -DZERONORM_CUDA=AUTO
+check_registered "$root/build"
+(cd "$root/build" && ctest --output-on-failure --no-tests=error -j "$jobs" --timeout 900)
+
+BUILD_DIR=$root/build-sanitize "$root/scripts/build.sh" "${suite[@]}" -DZERONORM_CUDA=OFF \
+  -DZERONORM_SANITIZE=ON -DZERONORM_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+check_registered "$root/build-sanitize"
 (cd "$root/build-sanitize" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --output-on-failure -j "$jobs" -L cpu -LE install --timeout 1800)
+  ctest --output-on-failure --no-tests=error -j "$jobs" -L cpu -LE install --timeout 1800)
 echo "zeronorm: all tests passed"

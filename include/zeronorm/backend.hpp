@@ -240,14 +240,20 @@ public:
 
 // The CPU backend (Eigen; threads where they pay).
 std::unique_ptr<Backend> make_cpu_backend();
-// The CUDA backend on device `device`. Throws NotCompiled in a build without CUDA and CudaError
-// if the device does not exist.
+// The CUDA backend on device `device`. It lives in a module, libzeronorm_cuda.so, loaded on
+// first use (CPU runs never load the CUDA libraries). Throws NotCompiled in a build without CUDA
+// or when no module loads (the message lists the paths tried), CudaError if the device does not
+// exist.
 std::unique_ptr<Backend> make_cuda_backend(int device = 0);
 std::unique_ptr<Backend> make_backend(BackendKind kind, int device = 0);
 
-// True when this build contains the CUDA backend.
+// True when this build has the CUDA backend and its module file is found (without loading it).
 bool cuda_compiled();
-// Number of usable CUDA devices (0 when not compiled or none present).
+// The module file found: $ZERONORM_CUDA_MODULE when set, else the first libzeronorm_cuda.so
+// next to the program (or its ../lib), on the loader's search path or in the install libdir;
+// "" when none.
+std::string cuda_module_path();
+// Number of usable CUDA devices (0 when not compiled, no module loads or none present).
 int cuda_device_count();
 
 // Threads OpenBLAS may use inside one dense product of the CPU backend (process-wide; no-op when

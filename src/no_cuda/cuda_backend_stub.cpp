@@ -11,6 +11,7 @@ std::unique_ptr<Backend> make_cuda_backend(int /*device*/) {
 }
 
 bool cuda_compiled() { return false; }
+std::string cuda_module_path() { return {}; }
 int cuda_device_count() { return 0; }
 
 }  // namespace zeronorm
