@@ -10,6 +10,7 @@
 #include "random.hpp"
 #include "selection_common.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/preprocess.hpp"
 #include "zeronorm/selection.hpp"
 
 namespace zeronorm {
@@ -290,6 +291,8 @@ TEST(Selection, BadLabelsSayWhy) {
     expect_invalid(data, opt, "implemented for l2-arom only, not for rfe");
 }
 
+// A forced pure hard margin (final_C = inf, final_ridge = 0) that cannot be trained on the
+// selected features is reported in the subset; the selection itself is returned.
 TEST(Selection, FinalHardMarginOnInseparableSubsetSaysSo) {
     auto backend = make_cpu_backend();
     // x1 separates the classes, x2 is constant. CORR ranks x1 first; a hard-margin classifier on
@@ -302,20 +305,63 @@ TEST(Selection, FinalHardMarginOnInseparableSubsetSaysSo) {
     SelectionOptions opt;
     opt.method = SelectionMethod::Corr;
     opt.feature_counts = {1};
-    EXPECT_NO_THROW(select_features(*backend, data, opt));
+    opt.final_C = std::numeric_limits<double>::infinity();
+    opt.final_ridge = 0.0;
+    EXPECT_EQ(select_features(*backend, data, opt).subsets[0].classifier_status, Status::Success);
     Dataset constant = data;
     constant.X = data.X.col(1);
-    try {
-        select_features(*backend, constant, opt);
-        FAIL() << "expected NumericalError";
-    } catch (const NumericalError& e) {
-        EXPECT_NE(std::string(e.what()).find("final classifier on the 1 selected features"),
-                  std::string::npos)
-            << e.what();
-        EXPECT_NE(std::string(e.what()).find("data not separable"), std::string::npos);
-    }
+    const FeatureSubset failed = select_features(*backend, constant, opt).subsets[0];
+    EXPECT_EQ(failed.selected, (IndexVector{0}));
+    EXPECT_EQ(failed.classifier_status, Status::NumericalIssue);
+    EXPECT_TRUE(failed.classifiers.empty());
+    EXPECT_EQ(failed.weights.size(), 0);
+    EXPECT_NE(failed.classifier_message.find("final classifier on the 1 selected features"),
+              std::string::npos)
+        << failed.classifier_message;
+    EXPECT_NE(failed.classifier_message.find("data not separable"), std::string::npos);
+    // The default final classifier (finite final_C) trains on the same data.
+    SelectionOptions defaults;
+    defaults.method = SelectionMethod::Corr;
+    defaults.feature_counts = {1};
+    const FeatureSubset trained = select_features(*backend, constant, defaults).subsets[0];
+    EXPECT_EQ(trained.classifier_status, Status::Success);
+    EXPECT_EQ(trained.classifiers.size(), 1u);
     opt.final_ridge = 0.5;  // the 2-norm soft margin of sec. 3.2 trains (a constant classifier)
-    EXPECT_NO_THROW(select_features(*backend, constant, opt));
+    EXPECT_EQ(select_features(*backend, constant, opt).subsets[0].classifier_status,
+              Status::Success);
+}
+
+// Values near 1e200 are finite, but the linear kernel of them overflows: a NumericalError about
+// the data (not an InvalidArgument about the kernel) for every method.
+TEST(Selection, DataTooLargeForTheKernelIsANumericalError) {
+    auto backend = make_cpu_backend();
+    Dataset data;
+    data.X.resize(4, 2);
+    data.X << 1e200, 3e155, 2e200, -1e155, -1e200, 2e155, -3e200, 1e155;
+    data.y.resize(4);
+    data.y << 1, 1, -1, -1;
+    for (SelectionMethod method : {SelectionMethod::L2Arom, SelectionMethod::L1Arom,
+                                   SelectionMethod::Rfe, SelectionMethod::Corr}) {
+        SelectionOptions opt;
+        opt.method = method;
+        opt.feature_counts = {1};
+        try {
+            select_features(*backend, data, opt);
+            ADD_FAILURE() << "expected NumericalError for " << to_string(method);
+        } catch (const NumericalError& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("too large for the linear kernel"), std::string::npos) << what;
+            EXPECT_NE(what.find("largest |x| is 3e+200 (row 3, column 0"), std::string::npos)
+                << what;
+            EXPECT_NE(what.find("--standardize"), std::string::npos) << what;
+        }
+    }
+    // Standardised (overflow-safe statistics), the same data select and train.
+    data.X = Standardizer::fit(data.X).transform(data.X);
+    SelectionOptions opt;
+    opt.feature_counts = {1};
+    opt.ridge = 0.1;
+    EXPECT_EQ(select_features(*backend, data, opt).subsets[0].classifier_status, Status::Success);
 }
 
 }  // namespace

@@ -90,8 +90,9 @@ struct SelectionCliOptions {
     std::string multiclass = "ovr";
     double rfe_fraction = 0.0;
     std::int64_t max_iterations = 1000;
-    double final_C = std::numeric_limits<double>::infinity();
-    double final_ridge = -1.0;
+    // SelectionOptions' defaults: a soft margin that trains on inseparable data.
+    double final_C = 100.0;
+    double final_ridge = 0.0;
     double tolerance = 1e-3;
 
     // `methods` lists the accepted --method values; features_required makes --features mandatory;
@@ -100,10 +101,8 @@ struct SelectionCliOptions {
                 bool solver_flags = true);
     // The library options (feature counts sorted largest first).
     SelectionOptions build() const;
-    bool final_C_given() const { return final_C_option_ != nullptr && final_C_option_->count() > 0; }
 
 private:
-    CLI::Option* final_C_option_ = nullptr;
     CLI::Option* tolerance_option_ = nullptr;
 };
 
