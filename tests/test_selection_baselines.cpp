@@ -2,6 +2,7 @@
 // front end: parsing, option and label validation (every path, with its message).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -135,6 +136,50 @@ TEST_P(Rfe, RemovesSmallestWeightFirst) {
     EXPECT_EQ(r.scores[0], 3.0);
     EXPECT_EQ(r.scores[2], 2.0);
     EXPECT_EQ(r.scores[1], 1.0);
+}
+
+// 30 rows x 4 features, feature 2 multiplied by 1e12 (K ~ 1e24). The pure hard margin's first
+// SMO stage used to have box bound 1, some 1e24 times the dual variables, and SMO ran to its
+// 10^7-step cap (seconds; a minute under sanitizers) on gradients that cannot meet the
+// tolerance. With the stages in units of 1 / R^2 both outcomes come at once: feature 2
+// separating the classes is kept, and data it does not separate get the separability verdict.
+TEST_P(Rfe, OneFeatureScaledBy1e12IsFast) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 14);
+    std::normal_distribution<double> g;
+    for (const bool separating : {true, false}) {
+        Dataset data;
+        data.X.resize(30, 4);
+        data.y.resize(30);
+        for (Index i = 0; i < 30; ++i) {
+            data.y[i] = i % 2 ? 1.0 : -1.0;
+            for (Index j = 0; j < 4; ++j) data.X(i, j) = g(rng);
+            data.X(i, separating ? 2 : 0) = 0.5 * data.X(i, separating ? 2 : 0) + 2 * data.y[i];
+            data.X(i, 2) *= 1e12;
+        }
+        SelectionOptions opt;
+        opt.method = SelectionMethod::Rfe;
+        opt.feature_counts = {2};
+        const auto start = std::chrono::steady_clock::now();
+        if (separating) {
+            const SelectionResult r = select_features(*backend, data, opt);
+            EXPECT_EQ(r.status, Status::Success);
+            EXPECT_EQ(r.subsets[0].selected.front(), 2);
+            EXPECT_EQ(r.subsets[0].classifier_status, Status::Success);
+        } else {
+            try {
+                select_features(*backend, data, opt);
+                ADD_FAILURE() << "expected NumericalError";
+            } catch (const NumericalError& e) {
+                EXPECT_NE(std::string(e.what()).find("data not separable"), std::string::npos)
+                    << e.what();
+            }
+        }
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        EXPECT_LT(seconds, 2.0) << "separating " << separating;  // was 4-7 s in Release
+    }
 }
 
 TEST_P(Rfe, OnePassNestedAndFractionHitsEveryCount) {
