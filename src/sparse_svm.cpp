@@ -223,6 +223,7 @@ SparseSvmResult train_sparse_svm(Backend& backend, const Dataset& data,
     ZN_EXPECTS(data.n_features() >= 1, "sparse SVM training needs at least one feature");
     check_binary_labels(data.y);
     options.validate(data.n_features());
+    check_kernel_range(options.kernel, data.X, "sparse SVM training");
 
     const Index l = data.n_samples();
     const Vector& y = data.y;
@@ -319,6 +320,7 @@ SparseSvmResult train_sparse_svm(Backend& backend, const Dataset& data,
     std::vector<double> coefficients;
     for (Index i = 0; i < l; ++i) {
         if (!keep(alpha[i])) continue;
+        ++result.n_support_points;
         std::size_t k = 0;
         while (k < terms.size() && data.X.row(terms[k]) != data.X.row(i)) ++k;
         if (k == terms.size()) {

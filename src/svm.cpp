@@ -59,6 +59,7 @@ SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions
     check_binary_labels(data.y);
     options.validate(data.n_features());
     check_kernel_domain(options.kernel, data.X);
+    check_kernel_range(options.kernel, data.X, "SVM training");
 
     const Index n = data.n_samples();
     const DeviceMatrix X = backend.upload(data.X);
