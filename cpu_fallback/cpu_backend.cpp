@@ -363,10 +363,9 @@ public:
     SmoResult solve_smo(const DeviceMatrix& K, const Vector& y, const SmoOptions& options,
                         const Vector* warm_start) override {
         ZN_EXPECTS_DIM(K.rows() == K.cols(), "solve_smo: kernel is " << K.rows() << "x" << K.cols());
-        // Finite data give an infinite kernel only by overflow: a numerical failure.
-        if (!view(K).allFinite())
-            throw NumericalError("solve_smo: the kernel matrix contains NaN or Inf (values of the "
-                                 "data too large for the kernel? standardise them)");
+        // A bad operand, as on CUDA; data too large for their kernel are reported before, about
+        // the data (check_kernel_range).
+        ZN_EXPECTS(view(K).allFinite(), "solve_smo: the kernel matrix contains NaN or Inf");
         DenseKernelColumns columns(K);
         return cpu::solve_smo(columns, y, options, warm_start);
     }
