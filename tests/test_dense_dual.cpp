@@ -106,7 +106,8 @@ TEST_P(DenseDual, NewtonFinishBatchMatchesTheReference) {
     const double inf = std::numeric_limits<double>::infinity();
     const Case cases[] = {{KernelType::Linear, inf, 1e-3, 50, 400},
                           {KernelType::Linear, 0.7, 0.0, 40, 400},
-                          {KernelType::Linear, 2.0, 1e-3, 190, 60}};
+                          {KernelType::Linear, 2.0, 1e-3, 190, 60},
+                          {KernelType::Linear, 0.05, 1e-3, 80, 20}};  // many at the upper bound
     for (const Case& c : cases) {
         SCOPED_TRACE("n " + std::to_string(c.n) + " C " + std::to_string(c.C));
         const Index P = 7;
