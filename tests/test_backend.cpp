@@ -240,8 +240,8 @@ TEST_P(BackendPrimitives, SplitBatchMatchesTheReferencePerSplit) {
         ASSERT_EQ(test.rows(), m);
         ASSERT_EQ(test.cols(), d * P);
         const reference::Splits want = reference::split_batch(X, train_rows, test_rows, standardize);
-        EXPECT_LT(relative_error(train, want.train), 1e-13);
-        EXPECT_LT(relative_error(test, want.test), 1e-13);
+        EXPECT_LT(relative_error(train, want.train), 1e-12);
+        EXPECT_LT(relative_error(test, want.test), 1e-12);
     }
     std::vector<IndexVector> bad = test_rows;
     bad[2][0] = N;
@@ -347,7 +347,7 @@ void expect_dual_solution(const SmoResult& got, const reference::Dual& dual,
     EXPECT_LE(reference::kkt_gap(dual, got.beta), 2 * tolerance);
     EXPECT_GE(got.beta.minCoeff(), 0.0);
     EXPECT_LE(got.beta.maxCoeff(), dual.C);
-    EXPECT_NEAR(got.beta.dot(dual.y), dual.delta, 1e-12 * (1.0 + got.beta.sum()));
+    EXPECT_NEAR(got.beta.dot(dual.y), dual.delta, 1e-10 * (1.0 + got.beta.sum()));
     EXPECT_NEAR(got.objective, want.objective, 1e-9 * std::abs(want.objective));
     EXPECT_NEAR(reference::dual_objective(dual, got.beta), want.objective,
                 1e-9 * std::abs(want.objective));
