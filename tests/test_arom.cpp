@@ -11,6 +11,7 @@
 #include "arom.hpp"
 #include "backends.hpp"
 #include "random.hpp"
+#include "reference/reference.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/ops/arom_ops.hpp"
 #include "zeronorm/preprocess.hpp"
@@ -47,7 +48,8 @@ TEST(AromUpdate, AllZeroWeightsAreDegenerate) {
 class Arom : public ::testing::TestWithParam<BackendKind> {};
 
 // The batched route keeps the scales in the backend's memory and updates them there
-// (multiplicative_update_batch); its paths must end exactly where the host route's do. Both are
+// (multiplicative_update_batch); each update must equal the reference's (tests/reference/) and
+// its paths must end exactly where the host route's do. Both routes are
 // fed the same fits, w_j = v_j / z_j with random v (so z shrinks by the factor v each time) and
 // chosen features made negligible at chosen iterations, so every count is served from each of
 // the three sources; `prunes` lists per iteration how many alive features to prune, -1 for a
@@ -82,8 +84,16 @@ void expect_backend_path_equals_host_path(Backend& backend, const std::vector<in
             step.w_abs_sum[Index(k)] = std::abs(host.z()[Index(k)] * w[alive[k]]);
         host.advance(step);
 
+        const Vector z_before = backend.download(Z).col(0);
         const std::vector<ScaleUpdate> u = backend.arom().multiplicative_update_batch(
             Z, backend.upload(w), {char(solved)}, options.prune_tolerance, normalized, next);
+        const reference::AromColumn want =
+            reference::arom_update(z_before, w, solved, options.prune_tolerance);
+        EXPECT_EQ(backend.download(normalized).col(0), want.normalized) << "iteration " << t + 1;
+        EXPECT_EQ(backend.download(next).col(0), want.next) << "iteration " << t + 1;
+        EXPECT_EQ(u[0].survivors, want.summary.survivors) << "iteration " << t + 1;
+        EXPECT_EQ(u[0].max_change, want.summary.max_change) << "iteration " << t + 1;
+        EXPECT_EQ(u[0].degenerate, want.summary.degenerate) << "iteration " << t + 1;
         const std::vector<detail::ScaleSource> needed = batched.scales_needed(u[0], solved);
         std::vector<detail::ScaleSource> read;
         const auto reader = [&](detail::ScaleSource source, const DeviceMatrix& m) {
