@@ -2,12 +2,14 @@
 #include <algorithm>
 #include <cmath>
 #include <list>
+#include <memory>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "arom.hpp"
 #include "batch_shapes.hpp"
+#include "blas_threads.hpp"
 #include "dense_dual.hpp"
 #include "smo_solver.hpp"
 #include "sparse_rows.hpp"
@@ -170,10 +172,25 @@ void check_indices(const IndexVector& indices, Index bound, const char* what) {
 
 class CpuBackend final : public Backend {
 public:
+    // single_blas_thread: a worker's backend (make_worker), one BLAS thread while it lives.
+    explicit CpuBackend(bool single_blas_thread = false) {
+        if (single_blas_thread) one_blas_thread_ = std::make_unique<cpu::SingleThreadedBlas>();
+    }
+
     BackendKind kind() const override { return BackendKind::Cpu; }
     std::string description() const override {
         return "cpu (" + std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
                " hardware threads)";
+    }
+
+    BackendCapabilities capabilities() const override {
+        BackendCapabilities caps;
+        caps.parallel_host_workers = true;
+        return caps;
+    }
+
+    std::unique_ptr<Backend> make_worker() const override {
+        return std::make_unique<CpuBackend>(true);
     }
 
     DeviceMatrix allocate(Index rows, Index cols) override { return allocate_host(rows, cols); }
@@ -530,6 +547,9 @@ public:
         CachedKernelColumns columns(plain, std::move(data), options.cache_mb);
         return cpu::solve_smo(columns, y, options, warm_start);
     }
+
+private:
+    std::unique_ptr<cpu::SingleThreadedBlas> one_blas_thread_;
 };
 
 }  // namespace

@@ -187,6 +187,15 @@ public:
     BackendKind kind() const override { return BackendKind::Cuda; }
     std::string description() const override;
 
+    BackendCapabilities capabilities() const override {
+        BackendCapabilities caps;
+        caps.prefers_batched_schedule = true;  // one launch serves all problems of a batch
+        return caps;
+    }
+    std::unique_ptr<Backend> make_worker() const override {
+        return std::make_unique<CudaBackend>(device_);
+    }
+
     DeviceMatrix allocate(Index rows, Index cols) override;
     DeviceMatrix upload(const Matrix& host) override;
     Matrix download(const DeviceMatrix& m) override;
