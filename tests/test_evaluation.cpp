@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "backends.hpp"
+#include "capability_backend.hpp"
 #include "random.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/evaluation.hpp"
@@ -161,6 +162,26 @@ TEST_P(EvaluationSchedules, BatchedRefusesWhatItCannotRun) {
 }
 
 ZN_INSTANTIATE_FOR_BACKENDS(EvaluationSchedules);
+
+// Auto picks the batched schedule where the backend prefers it (a CPU backend told so here),
+// the per-split one elsewhere, on worker backends only where it has host workers.
+TEST(Evaluation, CapabilitiesChooseTheSchedule) {
+    ZN_SEED_TRACE();
+    const Dataset data = colon();
+    const auto folds = stratified_random_splits(data.y, 3, 50, testing::test_seed());
+    SelectionEvaluationOptions options = arom_options();
+    options.threads = 2;
+    for (const bool batched : {false, true})
+        for (const bool workers : {false, true}) {
+            BackendCapabilities caps;
+            caps.prefers_batched_schedule = batched;
+            caps.parallel_host_workers = workers;
+            testing::CapabilityBackend backend(make_cpu_backend(), caps);
+            EXPECT_EQ(evaluate_selection(backend, data, folds, options).batched, batched);
+            EXPECT_EQ(backend.counters().workers, !batched && workers ? 2 : 0);
+            EXPECT_GT(backend.counters().kernel_calls, 0);
+        }
+}
 
 TEST(Evaluation, ColonPathLandsNearThePaper) {
     // Weston et al. 2003 Table 2, l2-AROM: 11-15 % over the path; a broken selection or a

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "backends.hpp"
+#include "capability_backend.hpp"
 #include "random.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/io.hpp"
@@ -196,6 +197,36 @@ TEST(ModelSelection, KernelColumnsOnDemandGiveTheSameResult) {
         for (std::size_t c = 0; c < a.splits[f].inner_errors.size(); ++c)
             EXPECT_NEAR(a.splits[f].inner_errors[c], b.splits[f].inner_errors[c], 1e-12);
     }
+}
+
+// The backend's capabilities, not its kind, choose the schedule: a CPU backend that prefers
+// batches runs the batched one under Auto; one without host workers runs the splits in order on
+// itself; one with them hands each worker thread a backend of its own.
+TEST(ModelSelection, CapabilitiesChooseTheSchedule) {
+    ZN_SEED_TRACE();
+    const Dataset data = sonar();
+    const auto splits = stratified_random_splits(data.y, 4, 120, testing::test_seed());
+    SvmEvaluationOptions options = grid_options(KernelType::Linear);
+    options.threads = 2;
+    const SvmEvaluation plain = evaluate_svm(*make_cpu_backend(), data, splits, options);
+    EXPECT_FALSE(plain.batched);
+    for (const bool batched : {false, true})
+        for (const bool workers : {false, true}) {
+            SCOPED_TRACE(std::string(batched ? "batched" : "per split") +
+                         (workers ? ", host workers" : ", no host workers"));
+            BackendCapabilities caps;
+            caps.prefers_batched_schedule = batched;
+            caps.parallel_host_workers = workers;
+            testing::CapabilityBackend backend(make_cpu_backend(), caps);
+            const SvmEvaluation r = evaluate_svm(backend, data, splits, options);
+            EXPECT_EQ(r.batched, batched);
+            EXPECT_EQ(backend.counters().workers, !batched && workers ? 2 : 0);
+            EXPECT_GT(backend.counters().kernel_calls, 0);
+            for (std::size_t f = 0; f < splits.size(); ++f) {
+                EXPECT_EQ(r.splits[f].C, plain.splits[f].C);
+                EXPECT_NEAR(r.splits[f].error, plain.splits[f].error, 1e-12);
+            }
+        }
 }
 
 TEST(ModelSelection, ThreadCountDoesNotChangeResults) {

@@ -1,0 +1,135 @@
+// A backend that computes on an inner backend but reports capabilities of the test's choosing,
+// and counts its workers and kernel calls: shows what drives the evaluation schedules.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "zeronorm/backend.hpp"
+
+namespace zeronorm::testing {
+
+class CapabilityBackend final : public Backend {
+public:
+    struct Counters {
+        std::atomic<int> workers{0};       // make_worker calls
+        std::atomic<int> kernel_calls{0};  // kernel_matrix, kernel_batch, scaled_gram_batch calls
+    };
+
+    CapabilityBackend(std::unique_ptr<Backend> inner, BackendCapabilities caps,
+                      std::shared_ptr<Counters> counters = std::make_shared<Counters>())
+        : inner_(std::move(inner)), caps_(caps), counters_(std::move(counters)) {}
+
+    const Counters& counters() const { return *counters_; }
+
+    BackendKind kind() const override { return inner_->kind(); }
+    std::string description() const override { return "capabilities over " + inner_->description(); }
+    BackendCapabilities capabilities() const override { return caps_; }
+    std::unique_ptr<Backend> make_worker() const override {
+        ++counters_->workers;
+        return std::make_unique<CapabilityBackend>(inner_->make_worker(), caps_, counters_);
+    }
+
+    DeviceMatrix allocate(Index rows, Index cols) override { return inner_->allocate(rows, cols); }
+    DeviceMatrix upload(const Matrix& host) override { return inner_->upload(host); }
+    Matrix download(const DeviceMatrix& m) override { return inner_->download(m); }
+    DeviceMatrix select_columns(const DeviceMatrix& X, const IndexVector& cols) override {
+        return inner_->select_columns(X, cols);
+    }
+    DeviceMatrix select_rows(const DeviceMatrix& X, const IndexVector& rows) override {
+        return inner_->select_rows(X, rows);
+    }
+    DeviceMatrix kernel_matrix(const KernelSpec& spec, const DeviceMatrix& A, const DeviceMatrix& B,
+                               const DeviceMatrix* feature_scale) override {
+        ++counters_->kernel_calls;
+        // &A == &B selects the symmetric form: keep it.
+        return inner_->kernel_matrix(spec, A, &A == &B ? A : B, feature_scale);
+    }
+    void gemm(bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A, const DeviceMatrix& B,
+              double beta, DeviceMatrix& C) override {
+        inner_->gemm(trans_a, trans_b, alpha, A, B, beta, C);
+    }
+    bool cholesky_solve(DeviceMatrix& A, DeviceMatrix& B) override {
+        return inner_->cholesky_solve(A, B);
+    }
+    void syrk(bool trans, double alpha, const DeviceMatrix& A, double beta,
+              DeviceMatrix& C) override {
+        inner_->syrk(trans, alpha, A, beta, C);
+    }
+    void scale_rows_columns(DeviceMatrix& X, const Vector& row_scale, const Vector& col_scale,
+                            double diagonal_shift) override {
+        inner_->scale_rows_columns(X, row_scale, col_scale, diagonal_shift);
+    }
+    bool cholesky_factor(DeviceMatrix& A) override { return inner_->cholesky_factor(A); }
+    void triangular_solve(const DeviceMatrix& L, bool transpose, bool on_the_right,
+                          DeviceMatrix& B) override {
+        inner_->triangular_solve(L, transpose, on_the_right, B);
+    }
+    SmoResult solve_smo(const DeviceMatrix& K, const Vector& y, const SmoOptions& options,
+                        const Vector* warm_start) override {
+        return inner_->solve_smo(K, y, options, warm_start);
+    }
+    SmoResult solve_smo_working_set(const DeviceMatrix& K, const Vector& y, const Vector& beta,
+                                    const Vector& gradient, const SmoOptions& options) override {
+        return inner_->solve_smo_working_set(K, y, beta, gradient, options);
+    }
+    void assign_columns(DeviceMatrix& X, const IndexVector& cols,
+                        const DeviceMatrix& source) override {
+        inner_->assign_columns(X, cols, source);
+    }
+    SplitBlocks split_batch(const DeviceMatrix& X, const std::vector<IndexVector>& train_rows,
+                            const std::vector<IndexVector>& test_rows, bool standardize) override {
+        return inner_->split_batch(X, train_rows, test_rows, standardize);
+    }
+    DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
+                                   const DeviceMatrix& Z, Precision precision) override {
+        ++counters_->kernel_calls;
+        return inner_->scaled_gram_batch(A, &A == &B ? A : B, Z, precision);
+    }
+    DeviceMatrix kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,
+                              const DeviceMatrix& B) override {
+        ++counters_->kernel_calls;
+        return inner_->kernel_batch(spec, batch, A, &A == &B ? A : B);
+    }
+    DeviceMatrix gather_blocks(const DeviceMatrix& K, Index block_width, const IndexVector& source,
+                               const std::vector<IndexVector>& rows,
+                               const std::vector<IndexVector>& cols) override {
+        return inner_->gather_blocks(K, block_width, source, rows, cols);
+    }
+    void gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
+                    const DeviceMatrix& B, double beta, DeviceMatrix& C) override {
+        inner_->gemm_batch(batch, trans_a, trans_b, alpha, A, B, beta, C);
+    }
+    std::vector<ScaleUpdate> multiplicative_update_batch(const DeviceMatrix& Z,
+                                                         const DeviceMatrix& W,
+                                                         const std::vector<char>& update,
+                                                         double prune_tolerance,
+                                                         DeviceMatrix& normalized,
+                                                         DeviceMatrix& next) override {
+        return inner_->multiplicative_update_batch(Z, W, update, prune_tolerance, normalized, next);
+    }
+    std::vector<SmoResult> solve_smo_batch(const DeviceMatrix& K, const Matrix& Y,
+                                           const SmoOptions& options, const Matrix* warm_start,
+                                           const std::vector<char>& active) override {
+        return inner_->solve_smo_batch(K, Y, options, warm_start, active);
+    }
+    std::vector<SmoResult> newton_finish_batch(const DeviceMatrix& K, const Matrix& Y,
+                                               const Matrix& beta, const SmoOptions& options,
+                                               const std::vector<char>& open) override {
+        return inner_->newton_finish_batch(K, Y, beta, options, open);
+    }
+    SmoResult solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,
+                        const SmoOptions& options, const Vector* warm_start) override {
+        return inner_->solve_smo(spec, X, y, options, warm_start);
+    }
+
+private:
+    std::unique_ptr<Backend> inner_;
+    BackendCapabilities caps_;
+    std::shared_ptr<Counters> counters_;
+};
+
+}  // namespace zeronorm::testing
