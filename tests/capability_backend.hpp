@@ -12,6 +12,13 @@
 
 namespace zeronorm::testing {
 
+inline BackendCapabilities capabilities(bool prefers_batched_schedule, bool parallel_host_workers) {
+    BackendCapabilities caps;
+    caps.prefers_batched_schedule = prefers_batched_schedule;
+    caps.parallel_host_workers = parallel_host_workers;
+    return caps;
+}
+
 class CapabilityBackend final : public Backend {
 public:
     struct Counters {

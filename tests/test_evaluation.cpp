@@ -173,10 +173,8 @@ TEST(Evaluation, CapabilitiesChooseTheSchedule) {
     options.threads = 2;
     for (const bool batched : {false, true})
         for (const bool workers : {false, true}) {
-            BackendCapabilities caps;
-            caps.prefers_batched_schedule = batched;
-            caps.parallel_host_workers = workers;
-            testing::CapabilityBackend backend(make_cpu_backend(), caps);
+            testing::CapabilityBackend backend(make_cpu_backend(),
+                                               testing::capabilities(batched, workers));
             EXPECT_EQ(evaluate_selection(backend, data, folds, options).batched, batched);
             EXPECT_EQ(backend.counters().workers, !batched && workers ? 2 : 0);
             EXPECT_GT(backend.counters().kernel_calls, 0);

@@ -204,20 +204,18 @@ TEST(ModelSelection, KernelColumnsOnDemandGiveTheSameResult) {
 // itself; one with them hands each worker thread a backend of its own.
 TEST(ModelSelection, CapabilitiesChooseTheSchedule) {
     ZN_SEED_TRACE();
+    SvmEvaluationOptions options = grid_options(KernelType::Linear);
+    options.threads = 2;  // two workers where the backend runs splits on host threads
     const Dataset data = sonar();
     const auto splits = stratified_random_splits(data.y, 4, 120, testing::test_seed());
-    SvmEvaluationOptions options = grid_options(KernelType::Linear);
-    options.threads = 2;
     const SvmEvaluation plain = evaluate_svm(*make_cpu_backend(), data, splits, options);
     EXPECT_FALSE(plain.batched);
     for (const bool batched : {false, true})
         for (const bool workers : {false, true}) {
             SCOPED_TRACE(std::string(batched ? "batched" : "per split") +
                          (workers ? ", host workers" : ", no host workers"));
-            BackendCapabilities caps;
-            caps.prefers_batched_schedule = batched;
-            caps.parallel_host_workers = workers;
-            testing::CapabilityBackend backend(make_cpu_backend(), caps);
+            testing::CapabilityBackend backend(make_cpu_backend(),
+                                               testing::capabilities(batched, workers));
             const SvmEvaluation r = evaluate_svm(backend, data, splits, options);
             EXPECT_EQ(r.batched, batched);
             EXPECT_EQ(backend.counters().workers, !batched && workers ? 2 : 0);
