@@ -10,6 +10,7 @@
 #include "machine_fits.hpp"
 #include "split_runner.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/ops/arom_ops.hpp"
 #include "zeronorm/svm.hpp"
 
 namespace zeronorm::detail {
@@ -108,7 +109,7 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
         const DeviceMatrix XtC =
             dual_weights(backend, P, X_train, dual_coefficients(duals, c.y_train));
         clock.lap(phases.weights);
-        const std::vector<ScaleUpdate> updates = backend.multiplicative_update_batch(
+        const std::vector<ScaleUpdate> updates = backend.arom().multiplicative_update_batch(
             Z, XtC, solved, sel.prune_tolerance, normalized, Z_next);
         const FetchedScales fetched(backend, paths, updates, solved, {&Z_next, &Z, &normalized});
         parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {

@@ -7,6 +7,7 @@
 #include "dense_dual.hpp"
 #include "split_runner.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 #include "zeronorm/svm.hpp"
 
 namespace zeronorm::detail {
@@ -82,9 +83,9 @@ private:
         for (std::size_t q = 0; q < train.size(); ++q) {
             if (!active.empty() && !active[q]) continue;
             const Vector start = warm != nullptr ? Vector(warm->col(Index(q))) : Vector();
-            out[q] = backend_.solve_smo(options_.svm.kernel,
-                                        backend_.select_rows(batch_.blocks.train, train[q]),
-                                        Y.col(Index(q)), smo, warm != nullptr ? &start : nullptr);
+            out[q] = backend_.smo().solve(options_.svm.kernel,
+                                          backend_.select_rows(batch_.blocks.train, train[q]),
+                                          Y.col(Index(q)), smo, warm != nullptr ? &start : nullptr);
         }
         return out;
     }

@@ -39,6 +39,9 @@ public:
         ++counters_->workers;
         return std::make_unique<CapabilityBackend>(inner_->make_worker(), caps_, counters_);
     }
+    // The inner backend's operation sets: they work on its memory, which this one hands out.
+    SmoOps& smo() override { return inner_->smo(); }
+    AromOps& arom() override { return inner_->arom(); }
 
     DeviceMatrix allocate(Index rows, Index cols) override { return inner_->allocate(rows, cols); }
     DeviceMatrix upload(const Matrix& host) override { return inner_->upload(host); }
@@ -59,9 +62,6 @@ public:
               double beta, DeviceMatrix& C) override {
         inner_->gemm(trans_a, trans_b, alpha, A, B, beta, C);
     }
-    bool cholesky_solve(DeviceMatrix& A, DeviceMatrix& B) override {
-        return inner_->cholesky_solve(A, B);
-    }
     void syrk(bool trans, double alpha, const DeviceMatrix& A, double beta,
               DeviceMatrix& C) override {
         inner_->syrk(trans, alpha, A, beta, C);
@@ -74,14 +74,6 @@ public:
     void triangular_solve(const DeviceMatrix& L, bool transpose, bool on_the_right,
                           DeviceMatrix& B) override {
         inner_->triangular_solve(L, transpose, on_the_right, B);
-    }
-    SmoResult solve_smo(const DeviceMatrix& K, const Vector& y, const SmoOptions& options,
-                        const Vector* warm_start) override {
-        return inner_->solve_smo(K, y, options, warm_start);
-    }
-    SmoResult solve_smo_working_set(const DeviceMatrix& K, const Vector& y, const Vector& beta,
-                                    const Vector& gradient, const SmoOptions& options) override {
-        return inner_->solve_smo_working_set(K, y, beta, gradient, options);
     }
     void assign_columns(DeviceMatrix& X, const IndexVector& cols,
                         const DeviceMatrix& source) override {
@@ -109,28 +101,6 @@ public:
     void gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
                     const DeviceMatrix& B, double beta, DeviceMatrix& C) override {
         inner_->gemm_batch(batch, trans_a, trans_b, alpha, A, B, beta, C);
-    }
-    std::vector<ScaleUpdate> multiplicative_update_batch(const DeviceMatrix& Z,
-                                                         const DeviceMatrix& W,
-                                                         const std::vector<char>& update,
-                                                         double prune_tolerance,
-                                                         DeviceMatrix& normalized,
-                                                         DeviceMatrix& next) override {
-        return inner_->multiplicative_update_batch(Z, W, update, prune_tolerance, normalized, next);
-    }
-    std::vector<SmoResult> solve_smo_batch(const DeviceMatrix& K, const Matrix& Y,
-                                           const SmoOptions& options, const Matrix* warm_start,
-                                           const std::vector<char>& active) override {
-        return inner_->solve_smo_batch(K, Y, options, warm_start, active);
-    }
-    std::vector<SmoResult> newton_finish_batch(const DeviceMatrix& K, const Matrix& Y,
-                                               const Matrix& beta, const SmoOptions& options,
-                                               const std::vector<char>& open) override {
-        return inner_->newton_finish_batch(K, Y, beta, options, open);
-    }
-    SmoResult solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,
-                        const SmoOptions& options, const Vector* warm_start) override {
-        return inner_->solve_smo(spec, X, y, options, warm_start);
     }
 
 private:
