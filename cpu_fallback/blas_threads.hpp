@@ -1,7 +1,8 @@
 #pragma once
 // OpenBLAS runs its own thread pool inside each product. Where zeronorm already runs one problem
-// per core (evaluate_selection), that would oversubscribe the cores, so those regions hold a
-// SingleThreadedBlas. Without OpenBLAS this is a no-op.
+// per core (the per-split schedules' workers), that would oversubscribe the cores, so each
+// worker's backend (Backend::make_worker) holds a SingleThreadedBlas. Without OpenBLAS this is a
+// no-op.
 
 namespace zeronorm::cpu {
 

@@ -29,12 +29,24 @@ DeviceMatrix allocate_host(Index rows, Index cols) {
     return DeviceMatrix(std::move(storage), rows, cols);
 }
 
-CpuBackend::CpuBackend() : smo_(make_smo_ops()), arom_(make_arom_ops()) {}
+CpuBackend::CpuBackend(bool single_blas_thread) : smo_(make_smo_ops()), arom_(make_arom_ops()) {
+    if (single_blas_thread) one_blas_thread_ = std::make_unique<SingleThreadedBlas>();
+}
 CpuBackend::~CpuBackend() = default;
 
 std::string CpuBackend::description() const {
     return "cpu (" + std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
            " hardware threads)";
+}
+
+BackendCapabilities CpuBackend::capabilities() const {
+    BackendCapabilities caps;
+    caps.parallel_host_workers = true;
+    return caps;
+}
+
+std::unique_ptr<Backend> CpuBackend::make_worker() const {
+    return std::make_unique<CpuBackend>(true);
 }
 
 DeviceMatrix CpuBackend::upload(const Matrix& host) {

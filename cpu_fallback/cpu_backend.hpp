@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "blas_threads.hpp"
 #include "zeronorm/backend.hpp"
 
 namespace zeronorm::cpu {
@@ -36,11 +37,14 @@ std::unique_ptr<AromOps> make_arom_ops();
 
 class CpuBackend final : public Backend {
 public:
-    CpuBackend();
+    // single_blas_thread: a worker's backend (make_worker), one BLAS thread while it lives.
+    explicit CpuBackend(bool single_blas_thread = false);
     ~CpuBackend() override;
 
     BackendKind kind() const override { return BackendKind::Cpu; }
     std::string description() const override;
+    BackendCapabilities capabilities() const override;
+    std::unique_ptr<Backend> make_worker() const override;
     SmoOps& smo() override { return *smo_; }
     AromOps& arom() override { return *arom_; }
 
@@ -82,6 +86,7 @@ public:
 private:
     std::unique_ptr<SmoOps> smo_;
     std::unique_ptr<AromOps> arom_;
+    std::unique_ptr<SingleThreadedBlas> one_blas_thread_;
 };
 
 }  // namespace zeronorm::cpu

@@ -95,6 +95,14 @@ public:
 
     BackendKind kind() const override { return BackendKind::Cuda; }
     std::string description() const override;
+    BackendCapabilities capabilities() const override {
+        BackendCapabilities caps;
+        caps.prefers_batched_schedule = true;  // one launch serves all problems of a batch
+        return caps;
+    }
+    std::unique_ptr<Backend> make_worker() const override {
+        return std::make_unique<CudaBackend>(device_);
+    }
     SmoOps& smo() override { return *smo_; }
     AromOps& arom() override { return *arom_; }
 

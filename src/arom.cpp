@@ -28,7 +28,7 @@
 // its column is compacted out of X (select_columns), so later iterations cost less.
 #include "arom.hpp"
 
-#include "dense_dual.hpp"
+#include "machine_fits.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -111,31 +111,23 @@ public:
           X_(backend.upload(data.X)), beta_(machines.targets.size()) {}
 
     AromStep fit(const Vector& z, const IndexVector& alive, std::int64_t iteration) override {
-        const Index n = data_.n_samples();
         const std::size_t n_machines = machines_.targets.size();
         const DeviceMatrix z_dev = backend_.upload(Matrix(z));
         const DeviceMatrix K = backend_.kernel_matrix(KernelSpec{}, X_, X_, &z_dev);
-        Matrix coef(n, Index(n_machines));  // beta .* y per machine
+        const MachineFits fits = fit_machines(
+            backend_, K, X_, machines_, options_, beta_,
+            [&] { return max_row_norm2(data_.X, alive, z); },
+            [&](std::size_t k) {
+                return step_name("l2-AROM", iteration, alive.size(), n_machines, k);
+            },
+            true);
         AromStep step;
-        for (std::size_t k = 0; k < n_machines; ++k) {
-            const Vector& y = machines_.targets[k];
-            const DualSolver solve = [&](const SmoOptions& smo, const Vector* warm) {
-                return solve_dense_dual(backend_, K, y, smo, warm);
-            };
-            const auto radius2 = [&] { return max_row_norm2(data_.X, alive, z); };
-            const SmoResult r = solve_svm_dual(
-                solve, options_.smo, options_.C, options_.ridge,
-                beta_[k].size() ? &beta_[k] : nullptr, radius2,
-                step_name("l2-AROM", iteration, alive.size(), n_machines, k));
-            if (r.status != Status::Success) {
-                step.solved = false;
-                return step;
-            }
-            beta_[k] = r.beta;
-            coef.col(Index(k)) = r.beta.cwiseProduct(y);
-            step.objective -= r.objective;
+        if (fits.status != Status::Success) {
+            step.solved = false;
+            return step;
         }
-        step.w_abs_sum = scaled_weight_sum(backend_, X_, z, coef);
+        step.objective = fits.objective;
+        step.w_abs_sum = scaled_weight_sum(z, fits.W);
         return step;
     }
 
@@ -176,7 +168,8 @@ public:
         }
         alpha_ = r.alpha;
         step.objective = r.dual_objective;  // 1/2 sum_k |w_bar_k|^2 for a hard margin
-        step.w_abs_sum = scaled_weight_sum(backend_, X_, z, r.coef);
+        step.w_abs_sum =
+            scaled_weight_sum(z, backend_.download(dual_weights(backend_, 1, X_, r.coef)));
         return step;
     }
 
@@ -239,13 +232,9 @@ private:
 
 }  // namespace
 
-Vector scaled_weight_sum(Backend& backend, const DeviceMatrix& X, const Vector& z,
-                         const Matrix& coef) {
+Vector scaled_weight_sum(const Vector& z, const Matrix& W) {
     // w_bar_k = (X diag z)'(coef_k) = z .* (X' coef_k);  s = sum_k |w_bar_k|.
-    const DeviceMatrix coef_dev = backend.upload(coef);
-    DeviceMatrix G = backend.allocate(X.cols(), coef.cols());
-    backend.gemm(true, false, 1.0, X, coef_dev, 0.0, G);
-    return z.cwiseProduct(backend.download(G).cwiseAbs().rowwise().sum());
+    return z.cwiseProduct(W.cwiseAbs().rowwise().sum());
 }
 
 AromPath::AromPath(Index d, const SelectionOptions& options, const IndexVector& counts_desc)

@@ -45,10 +45,10 @@ public:
     virtual void compact(const IndexVector& keep) = 0;
 };
 
-// s = sum_k |w_bar_k| with w_bar_k = (X diag z)' coef_k = z .* (X' coef_k): the z-update input
-// of the dual fitters (coef_k = beta_k .* y_k for an SVM, c_k for the M-SVM); one GEMM.
-Vector scaled_weight_sum(Backend& backend, const DeviceMatrix& X, const Vector& z,
-                         const Matrix& coef);
+// s = sum_k |w_bar_k| with w_bar_k = (X diag z)' coef_k = z .* w_k: the z-update input of the
+// dual fitters from W = X' coef (dual_weights; coef_k = beta_k .* y_k for an SVM, c_k for the
+// M-SVM).
+Vector scaled_weight_sum(const Vector& z, const Matrix& W);
 
 // Which scales (over all d features, 0 = pruned) a feature count reached at an update is read
 // from (the reading documented at FeatureSubset): exactly r survivors -> the new scales; fewer

@@ -62,7 +62,7 @@ SplitEvaluation evaluate_split(Backend& backend, const Dataset& data, const Fold
 
 }  // namespace
 
-SelectionEvaluation evaluate_selection(BackendKind kind, int device, const Dataset& data,
+SelectionEvaluation evaluate_selection(Backend& backend, const Dataset& data,
                                        const std::vector<Fold>& folds,
                                        const SelectionEvaluationOptions& options,
                                        const SplitCallback& on_split) {
@@ -74,39 +74,32 @@ SelectionEvaluation evaluate_selection(BackendKind kind, int device, const Datas
     if (options.log10) prepared.X = log10_transform(data.X);
 
     const std::string not_batched = detail::why_not_batched(data, folds, options);
-    // Auto: batched on CUDA, and wherever single-precision Grams are asked for (they exist in
-    // the batched schedule only).
+    // Auto: batched where the backend prefers it, and wherever single-precision Grams are asked
+    // for (they exist in the batched schedule only).
     const bool single = options.gram_precision == Precision::Float32;
-    const bool batched = detail::runs_batched(options.schedule, kind == BackendKind::Cuda || single,
-                                              not_batched, "evaluate_selection");
+    const bool batched = detail::runs_batched(
+        options.schedule, backend.capabilities().prefers_batched_schedule || single, not_batched,
+        "evaluate_selection");
     ZN_EXPECTS(batched || !single,
                "evaluate_selection: single-precision Grams are an option of the batched schedule, "
                "which does not run here: "
                    << (not_batched.empty() ? std::string("the per-split schedule was asked for")
                                            : not_batched));
+    // The per-split route checks inside select_features, on each split's prepared rows.
+    if (batched && !options.standardize)
+        check_kernel_range(KernelSpec(), prepared.X, "feature selection");
     SelectionEvaluation result;
-    if (batched) {
-        // The per-split route checks inside select_features, on each split's prepared rows.
-        if (!options.standardize) check_kernel_range(KernelSpec(), prepared.X, "feature selection");
-        auto backend = make_backend(kind, device);
-        result.splits = detail::evaluate_l2_arom_batched(
-            *backend, prepared, folds, options,
-            [&](std::size_t f, const SplitEvaluation& e) {
-                if (on_split) on_split(f, folds.size(), e);
-            },
-            result.batch_phases);
-        result.batched = true;
-    } else {
-        result.splits.resize(folds.size());
-        detail::run_per_split(
-            kind, device, folds.size(), options.threads,
-            [&](Backend& backend, std::size_t f) {
-                result.splits[f] = evaluate_split(backend, prepared, folds[f], options);
-            },
-            [&](std::size_t f) {
-                if (on_split) on_split(f, folds.size(), result.splits[f]);
-            });
-    }
+    result.splits = detail::run_schedule<SplitEvaluation>(
+        backend, batched, folds.size(), options.threads,
+        [&](const std::function<void(std::size_t, const SplitEvaluation&)>& on_done) {
+            return detail::evaluate_l2_arom_batched(backend, prepared, folds, options, on_done,
+                                                    result.batch_phases);
+        },
+        [&](Backend& worker, std::size_t f) {
+            return evaluate_split(worker, prepared, folds[f], options);
+        },
+        on_split);
+    result.batched = batched;
 
     // Mean and standard error per feature count, over splits.
     const std::size_t n_counts = options.selection.feature_counts.size();

@@ -13,19 +13,16 @@
 // round that left them (no SVM is trained on them: with r features the data are often no longer
 // separable, and that SVM would not change the subset).
 #include <algorithm>
-
-#include "dense_dual.hpp"
 #include <cmath>
 #include <sstream>
 
-#include "selection_common.hpp"
+#include "machine_fits.hpp"
 #include "zeronorm/error.hpp"
 
 namespace zeronorm::detail {
 
 Ranking run_rfe(Backend& backend, const Dataset& data, const Machines& machines,
                 const SelectionOptions& options, const IndexVector& counts_desc) {
-    const Index n = data.n_samples();
     const Index d = data.n_features();
     const std::size_t n_machines = machines.targets.size();
     const KernelSpec linear;
@@ -41,30 +38,20 @@ Ranking run_rfe(Backend& backend, const Dataset& data, const Machines& machines,
 
     for (std::int64_t round = 1;; ++round) {
         const DeviceMatrix K = backend.kernel_matrix(linear, X, X);
-        Matrix coef(n, Index(n_machines));
-        double objective = 0.0;
-        for (std::size_t k = 0; k < n_machines; ++k) {
-            const Vector& y = machines.targets[k];
-            std::ostringstream where;
-            where << "RFE round " << round << " (" << alive.size() << " features)";
-            if (n_machines > 1) where << ", class " << k << " against the rest";
-            const DualSolver solve = [&](const SmoOptions& smo, const Vector* warm) {
-                return solve_dense_dual(backend, K, y, smo, warm);
-            };
-            const auto radius2 = [&] { return max_row_norm2(data.X, alive, Vector()); };
-            const SmoResult r = solve_svm_dual(solve, options.smo, options.C, options.ridge,
-                                               beta[k].size() ? &beta[k] : nullptr, radius2,
-                                               where.str());
-            // A capped inner solve still gives a usable w for ranking; report it in the status.
-            if (r.status != Status::Success) out.status = Status::NumericalIssue;
-            beta[k] = r.beta;
-            coef.col(Index(k)) = r.beta.cwiseProduct(y);
-            objective -= r.objective;
-        }
-        const DeviceMatrix coef_dev = backend.upload(coef);
-        DeviceMatrix W = backend.allocate(Index(alive.size()), Index(n_machines));
-        backend.gemm(true, false, 1.0, X, coef_dev, 0.0, W);
-        const Vector criterion = backend.download(W).rowwise().squaredNorm();
+        const MachineFits fits = fit_machines(
+            backend, K, X, machines, options, beta,
+            [&] { return max_row_norm2(data.X, alive, Vector()); },
+            [&](std::size_t k) {
+                std::ostringstream where;
+                where << "RFE round " << round << " (" << alive.size() << " features)";
+                if (n_machines > 1) where << ", class " << k << " against the rest";
+                return where.str();
+            },
+            false);
+        // A capped inner solve still gives a usable w for ranking; report it in the status.
+        if (fits.status != Status::Success) out.status = Status::NumericalIssue;
+        const double objective = fits.objective;
+        const Vector criterion = fits.W.rowwise().squaredNorm();
         out.iterations = round;
 
         const Index remaining = Index(alive.size());

@@ -7,6 +7,7 @@
 
 #include "arom.hpp"
 #include "dense_dual.hpp"
+#include "machine_fits.hpp"
 #include "split_runner.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/ops/arom_ops.hpp"
@@ -85,7 +86,6 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
     DeviceMatrix Z = backend.upload(Matrix::Ones(d, P));
     DeviceMatrix Z_next = backend.allocate(d, P);
     DeviceMatrix normalized = backend.allocate(d, P);
-    DeviceMatrix XtC = backend.allocate(d, P);
     std::int64_t iterations = 0;
     for (;;) {
         std::vector<char> active(std::size_t(P), 0);
@@ -98,16 +98,16 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
             solve_dense_dual_batch(backend, K, c.y_train, inner, &beta, active);
         clock.lap(phases.smo);
         std::vector<char> solved(std::size_t(P), 0);
-        Matrix coef = Matrix::Zero(n, P);  // beta .* y
         for (Index p = 0; p < P; ++p) {
             if (!active[std::size_t(p)] || duals[std::size_t(p)].status != Status::Success)
                 continue;
             solved[std::size_t(p)] = 1;
             beta.col(p) = duals[std::size_t(p)].beta;
-            coef.col(p) = beta.col(p).cwiseProduct(c.y_train.col(p));
         }
-        // W_p = X_p' coef_p for all splits in one product, then the update on the backend.
-        backend.gemm_batch(P, true, false, 1.0, X_train, backend.upload(coef), 0.0, XtC);
+        // W_p = X_p' (beta_p .* y_p) for all splits in one product (the splits not solved are
+        // not updated), then the update on the backend.
+        const DeviceMatrix XtC =
+            dual_weights(backend, P, X_train, dual_coefficients(duals, c.y_train));
         clock.lap(phases.weights);
         const std::vector<ScaleUpdate> updates = backend.arom().multiplicative_update_batch(
             Z, XtC, solved, sel.prune_tolerance, normalized, Z_next);

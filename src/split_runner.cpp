@@ -6,11 +6,10 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <vector>
 
-#include "cpu_fallback/blas_threads.hpp"
+#include "machine_fits.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/preprocess.hpp"
 #include "zeronorm/svm.hpp"
@@ -18,6 +17,10 @@
 namespace zeronorm::detail {
 
 namespace {
+
+// True on the threads of a pool: a pool started from one runs its items inline, since the
+// outer pool already fills the cores.
+thread_local bool inside_pool = false;
 
 // `workers` threads (this one included) share the items 0..count-1; each worker first builds its
 // own item body (per-worker state such as a backend) with make_body. The first exception stops
@@ -28,6 +31,8 @@ void run_pool(std::size_t count, unsigned workers,
     std::mutex mutex;
     std::exception_ptr failure;
     auto worker = [&] {
+        const bool outer = inside_pool;
+        inside_pool = true;
         try {
             const std::function<void(std::size_t)> body = make_body();
             for (std::size_t i = next++; i < count; i = next++) body(i);
@@ -36,6 +41,7 @@ void run_pool(std::size_t count, unsigned workers,
             if (!failure) failure = std::current_exception();
             next = count;
         }
+        inside_pool = outer;
     };
     std::vector<std::thread> pool;
     for (unsigned w = 1; w < workers; ++w) pool.emplace_back(worker);
@@ -45,6 +51,7 @@ void run_pool(std::size_t count, unsigned workers,
 }
 
 unsigned worker_count(int threads, std::size_t count) {
+    if (inside_pool) return 1;
     const unsigned w =
         threads > 0 ? unsigned(threads) : std::max(1u, std::thread::hardware_concurrency());
     return unsigned(std::min<std::size_t>(w, std::max<std::size_t>(count, 1)));
@@ -52,23 +59,22 @@ unsigned worker_count(int threads, std::size_t count) {
 
 }  // namespace
 
-void run_per_split(BackendKind kind, int device, std::size_t n_tasks, int threads,
+void run_per_split(Backend& backend, std::size_t n_tasks, int threads,
                    const std::function<void(Backend&, std::size_t)>& task,
                    const std::function<void(std::size_t)>& done) {
-    const unsigned workers = kind == BackendKind::Cpu ? worker_count(threads, n_tasks) : 1;
+    const bool parallel = backend.capabilities().parallel_host_workers;
     std::mutex done_mutex;
-    // One BLAS thread per problem on the CPU, whatever the worker count: the workers fill the
-    // cores, and every split computes the same way however many run at once.
-    std::optional<cpu::SingleThreadedBlas> one_blas_thread;
-    if (kind == BackendKind::Cpu) one_blas_thread.emplace();
-    run_pool(n_tasks, workers, [&]() -> std::function<void(std::size_t)> {
-        std::shared_ptr<Backend> backend = make_backend(kind, device);
-        return [&, backend](std::size_t t) {
-            task(*backend, t);
-            std::lock_guard<std::mutex> lock(done_mutex);
-            if (done) done(t);
-        };
-    });
+    run_pool(n_tasks, parallel ? worker_count(threads, n_tasks) : 1,
+             [&]() -> std::function<void(std::size_t)> {
+                 std::shared_ptr<Backend> worker;
+                 if (parallel) worker = backend.make_worker();
+                 Backend& own = parallel ? *worker : backend;
+                 return [&, worker](std::size_t t) {
+                     task(own, t);
+                     std::lock_guard<std::mutex> lock(done_mutex);
+                     if (done) done(t);
+                 };
+             });
 }
 
 void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& body) {
@@ -132,12 +138,9 @@ std::vector<double> batch_test_errors(Backend& backend, const DeviceMatrix& K_ev
                                       const std::vector<SmoResult>& duals, const Matrix& Y,
                                       const Matrix& Y_eval) {
     const Index P = Y.cols();
-    Matrix coef = Matrix::Zero(Y.rows(), P);  // beta .* y
-    for (Index p = 0; p < P; ++p)
-        if (duals[std::size_t(p)].beta.size() == Y.rows())
-            coef.col(p) = duals[std::size_t(p)].beta.cwiseProduct(Y.col(p));
     DeviceMatrix F = backend.allocate(Y_eval.rows(), P);
-    backend.gemm_batch(P, false, false, 1.0, K_eval, backend.upload(coef), 0.0, F);
+    backend.gemm_batch(P, false, false, 1.0, K_eval, backend.upload(dual_coefficients(duals, Y)),
+                       0.0, F);
     const Matrix f = backend.download(F);
     std::vector<double> errors(std::size_t(P), 0.0);
     for (Index p = 0; p < P; ++p) {

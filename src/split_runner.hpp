@@ -1,7 +1,8 @@
-// Runs one task per resampling split: on the CPU backend across worker threads (each with its
-// own backend, one BLAS thread each), on CUDA in order on one device context. The first
-// exception stops the other workers and is rethrown. `done(index)` runs serialised, in
-// completion order, after each task (progress reporting).
+// Runs one task per resampling split: where `backend` has parallel_host_workers (the CPU) across
+// worker threads, each with its own backend from backend.make_worker(), otherwise in order on
+// `backend` itself (one device context). The first exception stops the other workers and is
+// rethrown. `done(index)` runs serialised, in completion order, after each task (progress
+// reporting).
 #pragma once
 
 #include <algorithm>
@@ -17,12 +18,13 @@
 
 namespace zeronorm::detail {
 
-void run_per_split(BackendKind kind, int device, std::size_t n_tasks, int threads,
+void run_per_split(Backend& backend, std::size_t n_tasks, int threads,
                    const std::function<void(Backend&, std::size_t)>& task,
                    const std::function<void(std::size_t)>& done);
 
 // body(i) for every i < count on up to `threads` host threads (0: hardware concurrency), for
 // independent per-split host work between batched device calls; the first exception is rethrown.
+// Called from a worker of run_per_split or parallel_for, it runs on the calling thread.
 void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& body);
 
 // Every split has training and test rows, all within 0..n_rows-1 (InvalidArgument naming `where`
@@ -42,6 +44,29 @@ TrainTest split_data(const Dataset& data, const Fold& split, bool standardize);
 // and the problem qualifies (`not_batched` empty), PerSplit never.
 bool runs_batched(EvaluationSchedule schedule, bool preferred, const std::string& not_batched,
                   const char* where);
+
+// The splits' results under either schedule: run_batched(on_done) all at once (it calls on_done
+// as splits finish), or run_split(backend, f) for each split f through run_per_split. on_split
+// (index, count, result) reports each split as it finishes.
+template <class Result>
+std::vector<Result> run_schedule(
+    Backend& backend, bool batched, std::size_t count, int threads,
+    const std::function<std::vector<Result>(const std::function<void(std::size_t, const Result&)>&)>&
+        run_batched,
+    const std::function<Result(Backend&, std::size_t)>& run_split,
+    const std::function<void(std::size_t, std::size_t, const Result&)>& on_split) {
+    if (batched)
+        return run_batched([&](std::size_t f, const Result& r) {
+            if (on_split) on_split(f, count, r);
+        });
+    std::vector<Result> out(count);
+    run_per_split(
+        backend, count, threads, [&](Backend& worker, std::size_t f) { out[f] = run_split(worker, f); },
+        [&](std::size_t f) {
+            if (on_split) on_split(f, count, out[f]);
+        });
+    return out;
+}
 
 // Splits first..first+count-1 of `folds` on the backend: their training and test blocks side by
 // side (Backend::split_batch of X, standardised when asked) and their labels.

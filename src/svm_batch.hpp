@@ -25,4 +25,11 @@ std::vector<SvmSplitEvaluation> evaluate_svm_batched(
     const std::function<void(std::size_t, const SvmSplitEvaluation&)>& on_split_done,
     SvmBatchPhaseSeconds& phases);
 
+// One split through the same code, with inner-fold seed `seed` (evaluate_svm_split): its kernel
+// may exceed max_kernel_mb, SMO then computing kernel columns on demand.
+SvmSplitEvaluation evaluate_svm_split_batched(Backend& backend, const Dataset& data,
+                                              const Fold& split,
+                                              const SvmEvaluationOptions& options,
+                                              std::uint64_t seed);
+
 }  // namespace zeronorm::detail

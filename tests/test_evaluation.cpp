@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "backends.hpp"
+#include "capability_backend.hpp"
 #include "random.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/evaluation.hpp"
@@ -33,9 +34,9 @@ TEST(Evaluation, BatchEqualsOneAtATimeOnEveryThreadCount) {
     const auto folds = stratified_random_splits(data.y, 6, 50, testing::test_seed());
     SelectionEvaluationOptions options = arom_options();
     options.threads = 1;
-    const SelectionEvaluation serial = evaluate_selection(BackendKind::Cpu, 0, data, folds, options);
+    const SelectionEvaluation serial = evaluate_selection(*make_cpu_backend(), data, folds, options);
     options.threads = 3;
-    const SelectionEvaluation parallel = evaluate_selection(BackendKind::Cpu, 0, data, folds, options);
+    const SelectionEvaluation parallel = evaluate_selection(*make_cpu_backend(), data, folds, options);
     ASSERT_EQ(serial.splits.size(), folds.size());
     auto backend = make_cpu_backend();
     for (std::size_t f = 0; f < folds.size(); ++f) {
@@ -77,11 +78,11 @@ TEST_P(EvaluationSchedules, BatchedEqualsPerSplit) {
     options.selection.feature_counts = {1000, 100, 20, 5};
     options.schedule = SelectionEvaluationOptions::Schedule::PerSplit;
     const SelectionEvaluation per_split =
-        evaluate_selection(GetParam(), 0, data, folds, options);
+        evaluate_selection(*make_backend(GetParam()), data, folds, options);
     options.schedule = SelectionEvaluationOptions::Schedule::Batched;
     std::size_t reported = 0;
     const SelectionEvaluation batched = evaluate_selection(
-        GetParam(), 0, data, folds, options,
+        *make_backend(GetParam()), data, folds, options,
         [&](std::size_t, std::size_t total, const SplitEvaluation& e) {
             ++reported;
             EXPECT_EQ(total, folds.size());
@@ -119,10 +120,10 @@ TEST_P(EvaluationSchedules, SinglePrecisionGramsAgreeWithDouble) {
     SelectionEvaluationOptions options = arom_options();
     options.selection.feature_counts = {1000, 100, 20};
     options.schedule = SelectionEvaluationOptions::Schedule::Batched;
-    const SelectionEvaluation f64 = evaluate_selection(GetParam(), 0, data, folds, options);
+    const SelectionEvaluation f64 = evaluate_selection(*make_backend(GetParam()), data, folds, options);
     options.gram_precision = Precision::Float32;
     options.schedule = SelectionEvaluationOptions::Schedule::Auto;  // batched, for float32
-    const SelectionEvaluation f32 = evaluate_selection(GetParam(), 0, data, folds, options);
+    const SelectionEvaluation f32 = evaluate_selection(*make_backend(GetParam()), data, folds, options);
     EXPECT_TRUE(f32.batched);
     std::size_t same = 0, total = 0;
     for (std::size_t f = 0; f < folds.size(); ++f)
@@ -137,10 +138,10 @@ TEST_P(EvaluationSchedules, SinglePrecisionGramsAgreeWithDouble) {
     for (std::size_t c = 0; c < f64.path.size(); ++c)
         EXPECT_NEAR(f32.path[c].mean_error, f64.path[c].mean_error, 1.0 / 12) << c;
     options.schedule = SelectionEvaluationOptions::Schedule::PerSplit;
-    EXPECT_THROW(evaluate_selection(GetParam(), 0, data, folds, options), InvalidArgument);
+    EXPECT_THROW(evaluate_selection(*make_backend(GetParam()), data, folds, options), InvalidArgument);
     options.schedule = SelectionEvaluationOptions::Schedule::Auto;
     options.selection.method = SelectionMethod::Rfe;  // never batched
-    EXPECT_THROW(evaluate_selection(GetParam(), 0, data, folds, options), InvalidArgument);
+    EXPECT_THROW(evaluate_selection(*make_backend(GetParam()), data, folds, options), InvalidArgument);
 }
 
 TEST_P(EvaluationSchedules, BatchedRefusesWhatItCannotRun) {
@@ -150,17 +151,35 @@ TEST_P(EvaluationSchedules, BatchedRefusesWhatItCannotRun) {
     SelectionEvaluationOptions options = arom_options();
     options.schedule = SelectionEvaluationOptions::Schedule::Batched;
     options.selection.ridge = 0.0;  // hard margin, C = inf
-    EXPECT_THROW(evaluate_selection(GetParam(), 0, data, folds, options), InvalidArgument);
+    EXPECT_THROW(evaluate_selection(*make_backend(GetParam()), data, folds, options), InvalidArgument);
     options.selection.ridge = 1e-3;
     options.selection.method = SelectionMethod::Rfe;
-    EXPECT_THROW(evaluate_selection(GetParam(), 0, data, folds, options), InvalidArgument);
+    EXPECT_THROW(evaluate_selection(*make_backend(GetParam()), data, folds, options), InvalidArgument);
     options.selection.method = SelectionMethod::L2Arom;
     std::vector<Fold> uneven = folds;
     uneven[1].train.pop_back();
-    EXPECT_THROW(evaluate_selection(GetParam(), 0, data, uneven, options), InvalidArgument);
+    EXPECT_THROW(evaluate_selection(*make_backend(GetParam()), data, uneven, options), InvalidArgument);
 }
 
 ZN_INSTANTIATE_FOR_BACKENDS(EvaluationSchedules);
+
+// Auto picks the batched schedule where the backend prefers it (a CPU backend told so here),
+// the per-split one elsewhere, on worker backends only where it has host workers.
+TEST(Evaluation, CapabilitiesChooseTheSchedule) {
+    ZN_SEED_TRACE();
+    const Dataset data = colon();
+    const auto folds = stratified_random_splits(data.y, 3, 50, testing::test_seed());
+    SelectionEvaluationOptions options = arom_options();
+    options.threads = 2;
+    for (const bool batched : {false, true})
+        for (const bool workers : {false, true}) {
+            testing::CapabilityBackend backend(make_cpu_backend(),
+                                               testing::capabilities(batched, workers));
+            EXPECT_EQ(evaluate_selection(backend, data, folds, options).batched, batched);
+            EXPECT_EQ(backend.counters().workers, !batched && workers ? 2 : 0);
+            EXPECT_GT(backend.counters().kernel_calls, 0);
+        }
+}
 
 TEST(Evaluation, ColonPathLandsNearThePaper) {
     // Weston et al. 2003 Table 2, l2-AROM: 11-15 % over the path; a broken selection or a
@@ -168,7 +187,7 @@ TEST(Evaluation, ColonPathLandsNearThePaper) {
     const Dataset data = colon();
     const auto folds = stratified_random_splits(data.y, 40, 50, 7);
     const SelectionEvaluation r =
-        evaluate_selection(BackendKind::Cpu, 0, data, folds, arom_options());
+        evaluate_selection(*make_cpu_backend(), data, folds, arom_options());
     for (const PathPoint& p : r.path) {
         EXPECT_GT(p.mean_error, 0.05) << p.n_features;
         EXPECT_LT(p.mean_error, 0.22) << p.n_features;
@@ -179,15 +198,15 @@ TEST(Evaluation, ColonPathLandsNearThePaper) {
 TEST(Evaluation, BadSplitsAreClearErrors) {
     const Dataset data = colon();
     const SelectionEvaluationOptions options = arom_options();
-    EXPECT_THROW(evaluate_selection(BackendKind::Cpu, 0, data, {}, options), InvalidArgument);
+    EXPECT_THROW(evaluate_selection(*make_cpu_backend(), data, {}, options), InvalidArgument);
     std::vector<Fold> bad{{{0, 1, 2}, {}}};
-    EXPECT_THROW(evaluate_selection(BackendKind::Cpu, 0, data, bad, options), InvalidArgument);
+    EXPECT_THROW(evaluate_selection(*make_cpu_backend(), data, bad, options), InvalidArgument);
     bad = {{{0, 1, 2, 70}, {3}}};
-    EXPECT_THROW(evaluate_selection(BackendKind::Cpu, 0, data, bad, options), InvalidArgument);
+    EXPECT_THROW(evaluate_selection(*make_cpu_backend(), data, bad, options), InvalidArgument);
     SelectionEvaluationOptions negative = options;
     negative.threads = -1;
     const auto folds = stratified_random_splits(data.y, 2, 50, 1);
-    EXPECT_THROW(evaluate_selection(BackendKind::Cpu, 0, data, folds, negative), InvalidArgument);
+    EXPECT_THROW(evaluate_selection(*make_cpu_backend(), data, folds, negative), InvalidArgument);
 }
 
 }  // namespace

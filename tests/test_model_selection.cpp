@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "backends.hpp"
+#include "capability_backend.hpp"
 #include "random.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/io.hpp"
@@ -73,7 +74,7 @@ TEST_P(ModelSelection, GridSearchEqualsOneAtATimeTraining) {
     const auto splits = stratified_random_splits(data.y, 4, 140, testing::test_seed());
     for (const KernelType kernel : {KernelType::Linear, KernelType::Rbf}) {
         const SvmEvaluationOptions options = grid_options(kernel);
-        const SvmEvaluation batch = evaluate_svm(GetParam(), 0, data, splits, options);
+        const SvmEvaluation batch = evaluate_svm(*make_backend(GetParam()), data, splits, options);
         ASSERT_EQ(batch.splits.size(), splits.size());
         double mean = 0.0;
         for (std::size_t f = 0; f < splits.size(); ++f) {
@@ -105,7 +106,7 @@ TEST_P(ModelSelection, OneCIsPlainTrainAndTest) {
     options.svm.kernel.type = KernelType::Rbf;
     options.svm.kernel.gamma = 0.05;
     options.svm.smo.C = 3.0;
-    const SvmEvaluation batch = evaluate_svm(GetParam(), 0, data, splits, options);
+    const SvmEvaluation batch = evaluate_svm(*make_backend(GetParam()), data, splits, options);
     const CrossValidationResult plain =
         cross_validate_svm(*backend, data, options.svm, splits, true);
     for (std::size_t f = 0; f < splits.size(); ++f) {
@@ -132,11 +133,11 @@ TEST_P(ModelSelection, BatchedScheduleEqualsPerSplit) {
         SvmEvaluationOptions options = grid_options(kernel);
         options.svm.kernel.coef0 = 1.0;
         options.schedule = SvmEvaluationOptions::Schedule::PerSplit;
-        const SvmEvaluation per_split = evaluate_svm(GetParam(), 0, data, splits, options);
+        const SvmEvaluation per_split = evaluate_svm(*make_backend(GetParam()), data, splits, options);
         options.schedule = SvmEvaluationOptions::Schedule::Batched;
         std::size_t reported = 0;
         const SvmEvaluation batched = evaluate_svm(
-            GetParam(), 0, data, splits, options,
+            *make_backend(GetParam()), data, splits, options,
             [&](std::size_t, std::size_t total, const SvmSplitEvaluation&) {
                 ++reported;
                 EXPECT_EQ(total, splits.size());
@@ -172,11 +173,11 @@ TEST_P(ModelSelection, BatchedScheduleRefusesWhatItCannotRun) {
     options.schedule = SvmEvaluationOptions::Schedule::Batched;
     std::vector<Fold> uneven = splits;
     uneven[2].train.pop_back();
-    EXPECT_THROW(evaluate_svm(GetParam(), 0, data, uneven, options), InvalidArgument);
+    EXPECT_THROW(evaluate_svm(*make_backend(GetParam()), data, uneven, options), InvalidArgument);
     options.svm.max_kernel_mb = 0.01;  // 120 x 120 doubles do not fit
-    EXPECT_THROW(evaluate_svm(GetParam(), 0, data, splits, options), InvalidArgument);
+    EXPECT_THROW(evaluate_svm(*make_backend(GetParam()), data, splits, options), InvalidArgument);
     options.schedule = SvmEvaluationOptions::Schedule::Auto;  // falls back to per split
-    EXPECT_FALSE(evaluate_svm(GetParam(), 0, data, splits, options).batched);
+    EXPECT_FALSE(evaluate_svm(*make_backend(GetParam()), data, splits, options).batched);
 }
 
 ZN_INSTANTIATE_FOR_BACKENDS(ModelSelection);
@@ -188,8 +189,8 @@ TEST(ModelSelection, KernelColumnsOnDemandGiveTheSameResult) {
     SvmEvaluationOptions dense = grid_options(KernelType::Rbf);
     SvmEvaluationOptions on_demand = dense;
     on_demand.svm.max_kernel_mb = 0.0;  // no precomputed kernel: SMO's column cache
-    const SvmEvaluation a = evaluate_svm(BackendKind::Cpu, 0, data, splits, dense);
-    const SvmEvaluation b = evaluate_svm(BackendKind::Cpu, 0, data, splits, on_demand);
+    const SvmEvaluation a = evaluate_svm(*make_cpu_backend(), data, splits, dense);
+    const SvmEvaluation b = evaluate_svm(*make_cpu_backend(), data, splits, on_demand);
     for (std::size_t f = 0; f < splits.size(); ++f) {
         EXPECT_EQ(a.splits[f].C, b.splits[f].C);
         EXPECT_NEAR(a.splits[f].error, b.splits[f].error, 1e-12);
@@ -198,15 +199,43 @@ TEST(ModelSelection, KernelColumnsOnDemandGiveTheSameResult) {
     }
 }
 
+// The backend's capabilities, not its kind, choose the schedule: a CPU backend that prefers
+// batches runs the batched one under Auto; one without host workers runs the splits in order on
+// itself; one with them hands each worker thread a backend of its own.
+TEST(ModelSelection, CapabilitiesChooseTheSchedule) {
+    ZN_SEED_TRACE();
+    SvmEvaluationOptions options = grid_options(KernelType::Linear);
+    options.threads = 2;  // two workers where the backend runs splits on host threads
+    const Dataset data = sonar();
+    const auto splits = stratified_random_splits(data.y, 4, 120, testing::test_seed());
+    const SvmEvaluation plain = evaluate_svm(*make_cpu_backend(), data, splits, options);
+    EXPECT_FALSE(plain.batched);
+    for (const bool batched : {false, true})
+        for (const bool workers : {false, true}) {
+            SCOPED_TRACE(std::string(batched ? "batched" : "per split") +
+                         (workers ? ", host workers" : ", no host workers"));
+            testing::CapabilityBackend backend(make_cpu_backend(),
+                                               testing::capabilities(batched, workers));
+            const SvmEvaluation r = evaluate_svm(backend, data, splits, options);
+            EXPECT_EQ(r.batched, batched);
+            EXPECT_EQ(backend.counters().workers, !batched && workers ? 2 : 0);
+            EXPECT_GT(backend.counters().kernel_calls, 0);
+            for (std::size_t f = 0; f < splits.size(); ++f) {
+                EXPECT_EQ(r.splits[f].C, plain.splits[f].C);
+                EXPECT_NEAR(r.splits[f].error, plain.splits[f].error, 1e-12);
+            }
+        }
+}
+
 TEST(ModelSelection, ThreadCountDoesNotChangeResults) {
     ZN_SEED_TRACE();
     const Dataset data = sonar();
     const auto splits = stratified_random_splits(data.y, 6, 120, testing::test_seed());
     SvmEvaluationOptions options = grid_options(KernelType::Linear);
     options.threads = 1;
-    const SvmEvaluation serial = evaluate_svm(BackendKind::Cpu, 0, data, splits, options);
+    const SvmEvaluation serial = evaluate_svm(*make_cpu_backend(), data, splits, options);
     options.threads = 3;
-    const SvmEvaluation parallel = evaluate_svm(BackendKind::Cpu, 0, data, splits, options);
+    const SvmEvaluation parallel = evaluate_svm(*make_cpu_backend(), data, splits, options);
     for (std::size_t f = 0; f < splits.size(); ++f) {
         EXPECT_EQ(serial.splits[f].C, parallel.splits[f].C);
         EXPECT_EQ(serial.splits[f].error, parallel.splits[f].error);
@@ -219,26 +248,26 @@ TEST(ModelSelection, BadOptionsAndDataAreRejected) {
     const auto splits = stratified_random_splits(data.y, 2, 100, 1);
     SvmEvaluationOptions options;
     options.C_grid = {1.0, -1.0};
-    EXPECT_THROW(evaluate_svm(BackendKind::Cpu, 0, data, splits, options), InvalidArgument);
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), data, splits, options), InvalidArgument);
     options.C_grid = {1.0, std::numeric_limits<double>::infinity()};
-    EXPECT_THROW(evaluate_svm(BackendKind::Cpu, 0, data, splits, options), InvalidArgument);
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), data, splits, options), InvalidArgument);
     options.svm.smo.ridge = 1e-3;  // a hard margin with a ridge is allowed
-    EXPECT_NO_THROW(evaluate_svm(BackendKind::Cpu, 0, data, splits, options));
+    EXPECT_NO_THROW(evaluate_svm(*make_cpu_backend(), data, splits, options));
     options = SvmEvaluationOptions{};
     options.C_grid = {0.1, 1.0};
     options.inner_folds = 1;
-    EXPECT_THROW(evaluate_svm(BackendKind::Cpu, 0, data, splits, options), InvalidArgument);
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), data, splits, options), InvalidArgument);
     options.inner_folds = 5;
     options.svm.kernel.type = KernelType::Chi2;
-    EXPECT_THROW(evaluate_svm(BackendKind::Cpu, 0, data, splits, options), InvalidArgument);
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), data, splits, options), InvalidArgument);
     options = SvmEvaluationOptions{};
     Dataset three = data;
     three.y[0] = 2.0;
-    EXPECT_THROW(evaluate_svm(BackendKind::Cpu, 0, three, splits, options), InvalidArgument);
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), three, splits, options), InvalidArgument);
     std::vector<Fold> bad = splits;
     bad[1].test.push_back(data.n_samples());
-    EXPECT_THROW(evaluate_svm(BackendKind::Cpu, 0, data, bad, options), InvalidArgument);
-    EXPECT_THROW(evaluate_svm(BackendKind::Cpu, 0, data, {}, options), InvalidArgument);
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), data, bad, options), InvalidArgument);
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), data, {}, options), InvalidArgument);
 }
 
 }  // namespace

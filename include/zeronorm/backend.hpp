@@ -55,6 +55,18 @@ struct SplitBlocks {
     DeviceMatrix test;   // m x (d P)
 };
 
+// What the evaluation schedules need to know about a backend, so that they choose how to run
+// without asking which backend it is.
+struct BackendCapabilities {
+    // Many small problems pay best as one batch of merged calls (the batched schedules run by
+    // default): true where each call costs a launch and a synchronisation (CUDA).
+    bool prefers_batched_schedule = false;
+    // Independent problems (the splits of the per-split schedule) run concurrently on host
+    // threads, each with its own backend from make_worker(): true where the arithmetic runs on
+    // the calling thread (CPU). Otherwise they run in order on the backend itself.
+    bool parallel_host_workers = false;
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -62,6 +74,13 @@ public:
     virtual BackendKind kind() const = 0;
     // Human-readable description ("cpu (2 threads)", "cuda:0 NVIDIA H100 ...").
     virtual std::string description() const = 0;
+
+    virtual BackendCapabilities capabilities() const = 0;
+    // A backend of the same kind and device for one worker thread of a parallel schedule (not
+    // shared between threads). The CPU's computes every dense product on one BLAS thread while
+    // it lives: the workers already fill the cores, and every problem then computes the same
+    // way however many run at once.
+    virtual std::unique_ptr<Backend> make_worker() const = 0;
 
     // ---- operation sets --------------------------------------------------------------------
     // The solver families' merged steps on this backend's memory, owned by the backend (valid

@@ -81,9 +81,10 @@ struct SelectionEvaluation {
 // Called as each split finishes (from a worker thread, serialised): index, count, result.
 using SplitCallback = std::function<void(std::size_t, std::size_t, const SplitEvaluation&)>;
 
-// Runs on the backend `kind` (device `device` for CUDA). Labels: +-1, or 0..K-1 for K classes
-// (predicted class = largest one-vs-rest decision value).
-SelectionEvaluation evaluate_selection(BackendKind kind, int device, const Dataset& data,
+// Runs on `backend` (the per-split schedule on its workers where it runs splits on host threads,
+// see BackendCapabilities). Labels: +-1, or 0..K-1 for K classes (predicted class = largest
+// one-vs-rest decision value).
+SelectionEvaluation evaluate_selection(Backend& backend, const Dataset& data,
                                        const std::vector<Fold>& folds,
                                        const SelectionEvaluationOptions& options,
                                        const SplitCallback& on_split = {});

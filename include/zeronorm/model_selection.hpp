@@ -73,13 +73,14 @@ struct SvmEvaluation {
 
 using SvmSplitCallback = std::function<void(std::size_t, std::size_t, const SvmSplitEvaluation&)>;
 
-// Labels +-1 with both classes in every split's training part. Runs on the backend `kind`
-// (device `device` for CUDA).
-SvmEvaluation evaluate_svm(BackendKind kind, int device, const Dataset& data,
+// Labels +-1 with both classes in every split's training part. Runs on `backend` (the per-split
+// schedule on its workers where it runs splits on host threads, see BackendCapabilities).
+SvmEvaluation evaluate_svm(Backend& backend, const Dataset& data,
                            const std::vector<Fold>& splits, const SvmEvaluationOptions& options,
                            const SvmSplitCallback& on_split = {});
 
-// One split on a given backend (what evaluate_svm runs per split).
+// One split on a given backend (what evaluate_svm runs per split: the batched schedule's code
+// with one split).
 SvmSplitEvaluation evaluate_svm_split(Backend& backend, const Dataset& data, const Fold& split,
                                       const SvmEvaluationOptions& options, std::uint64_t seed);
 

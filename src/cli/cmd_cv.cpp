@@ -57,7 +57,8 @@ public:
     void run() override {
         const bool plain_svm = selection.method == "svm";
         check_flags(plain_svm);
-        open_backend(common);  // fails early (exit code 4) when the backend cannot start
+        // Opened first: fails early (exit code 4) when the backend cannot start.
+        const std::unique_ptr<Backend> backend = open_backend(common);
         Dataset data = load_data(data_path, 2, common, preprocess.log10);
         // log10 is elementwise, so applying it before splitting leaks nothing; standardisation
         // is fitted inside each split.
@@ -66,9 +67,9 @@ public:
         const std::vector<Fold> split = make_folds(data);
         if (plain_svm) {
             require_two_classes(data, data_path, "cv");
-            report_svm(data, evaluate_svm(data, split));
+            report_svm(data, evaluate_svm(*backend, data, split));
         } else {
-            report_path(evaluate_path(data, split));
+            report_path(evaluate_path(*backend, data, split));
         }
     }
 
@@ -129,7 +130,8 @@ private:
                           : std::to_string(n) + "-fold cross-validation";
     }
 
-    SvmEvaluation evaluate_svm(const Dataset& data, const std::vector<Fold>& split) {
+    SvmEvaluation evaluate_svm(Backend& backend, const Dataset& data,
+                               const std::vector<Fold>& split) {
         SvmEvaluationOptions options;
         options.svm = svm.build(data.n_features());
         if (svm.C_grid.size() > 1) options.C_grid = svm.C_grid;
@@ -152,11 +154,11 @@ private:
                 warning(unit() + " " + std::to_string(f + 1) + ": the solver stopped with status " +
                         to_string(r.status));
         };
-        return zeronorm::evaluate_svm(parse_backend_kind(common.backend), common.device, data,
-                                      split, options, on_split);
+        return zeronorm::evaluate_svm(backend, data, split, options, on_split);
     }
 
-    SelectionEvaluation evaluate_path(const Dataset& data, const std::vector<Fold>& split) {
+    SelectionEvaluation evaluate_path(Backend& backend, const Dataset& data,
+                                      const std::vector<Fold>& split) {
         SelectionEvaluationOptions options;
         options.selection = selection.build();
         // The SVM flags (-C, --ridge, -t) serve the SVMs inside the selection; without -C the
@@ -191,8 +193,7 @@ private:
                             " features failed; this " + unit() + " is left out of that count's "
                             "error");
         };
-        return evaluate_selection(parse_backend_kind(common.backend), common.device, data, split,
-                                  options, on_split);
+        return evaluate_selection(backend, data, split, options, on_split);
     }
 
     void report_svm(const Dataset& data, const SvmEvaluation& result) {
