@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "dense_dual.hpp"
+#include "labels.hpp"
 #include "split_runner.hpp"
 #include "svm_batch.hpp"
 #include "zeronorm/error.hpp"
@@ -170,9 +171,7 @@ SvmEvaluation evaluate_svm(BackendKind kind, int device, const Dataset& data,
     data.validate();
     options.validate(data.n_features());
     detail::check_splits(splits, data.n_samples(), "evaluate_svm");
-    for (Index i = 0; i < data.y.size(); ++i)
-        ZN_EXPECTS(data.y[i] == 1.0 || data.y[i] == -1.0,
-                   "evaluate_svm needs labels +1/-1; label of sample " << i << " is " << data.y[i]);
+    check_two_class_labels(data.y, "evaluate_svm");
 
     SvmEvaluation result;
     if (detail::runs_batched(options.schedule, kind == BackendKind::Cuda,
