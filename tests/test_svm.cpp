@@ -61,7 +61,7 @@ TEST_P(Svm, BadLabelsNameTheSample) {
         train_svm(*backend, data, SvmOptions());
         FAIL() << "label 2 accepted";
     } catch (const InvalidArgument& e) {
-        EXPECT_NE(std::string(e.what()).find("labels must be -1 or +1, y[2] = 2"),
+        EXPECT_NE(std::string(e.what()).find("labels must be +1/-1, y[2] = 2"),
                   std::string::npos) << e.what();
     }
     data.y.setConstant(-1.0);
