@@ -9,6 +9,7 @@
 #include "dense_dual.hpp"
 #include "split_runner.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/ops/arom_ops.hpp"
 #include "zeronorm/svm.hpp"
 
 namespace zeronorm::detail {
@@ -105,7 +106,7 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
         // W_p = X_p' coef_p for all splits in one product, then the update on the backend.
         backend.gemm_batch(P, true, false, 1.0, X_train, backend.upload(coef), 0.0, XtC);
         clock.lap(phases.weights);
-        const std::vector<ScaleUpdate> updates = backend.multiplicative_update_batch(
+        const std::vector<ScaleUpdate> updates = backend.arom().multiplicative_update_batch(
             Z, XtC, solved, sel.prune_tolerance, normalized, Z_next);
         const FetchedScales fetched(backend, paths, updates, solved, {&Z_next, &Z, &normalized});
         parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {

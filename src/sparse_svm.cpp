@@ -42,6 +42,7 @@
 #include "labels.hpp"
 #include "stopwatch.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 
 namespace zeronorm {
 namespace {
@@ -254,7 +255,7 @@ SparseSvmResult train_sparse_svm(Backend& backend, const Dataset& data,
         }
         record.jitter = step.jitter;
 
-        const SmoResult inner = backend.solve_smo(step.Ktilde, y, smo, &beta);  // step 5, (3.6)
+        const SmoResult inner = backend.smo().solve(step.Ktilde, y, smo, &beta);  // step 5, (3.6)
         const DeviceMatrix y_beta = backend.upload(Matrix(y.cwiseProduct(inner.beta)));
         const Matrix a_host =
             backend.download(sparse_svm_apply_KtK(backend, step, y_beta));  // step 6, (3.10)

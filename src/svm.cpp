@@ -6,6 +6,7 @@
 #include "labels.hpp"
 #include "stopwatch.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 
 namespace zeronorm {
 
@@ -63,7 +64,7 @@ SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions
         const DeviceMatrix K = backend.kernel_matrix(options.kernel, X, X);
         result.smo = detail::solve_dense_dual(backend, K, data.y, options.smo);
     } else {
-        result.smo = backend.solve_smo(options.kernel, X, data.y, options.smo);
+        result.smo = backend.smo().solve(options.kernel, X, data.y, options.smo);
     }
 
     result.model = svm_model_from_dual(data, options.kernel, result.smo);
