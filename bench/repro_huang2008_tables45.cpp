@@ -351,7 +351,7 @@ int main(int argc, char** argv) {
 
                 row.l2.accuracy.values.push_back(l2_acc);
                 row.l2.n_sv.values.push_back(double(l2.model.n_support()));
-                row.l2.train_seconds.values.push_back(l2.train_seconds);
+                row.l2.train_seconds.values.push_back(l2.seconds);
                 row.l2.test_seconds.values.push_back(l2_test);
                 row.l2.selection_seconds.values.push_back(l2_selection);
                 row.l2.iterations.values.push_back(double(l2.smo.iterations));
@@ -362,7 +362,7 @@ int main(int argc, char** argv) {
                                         double test_seconds, const SparseSvmOptions& o) {
                     st.accuracy.values.push_back(acc);
                     st.n_sv.values.push_back(double(r.model.n_terms()));
-                    st.train_seconds.values.push_back(r.train_seconds);
+                    st.train_seconds.values.push_back(r.seconds);
                     st.test_seconds.values.push_back(test_seconds);
                     st.selection_seconds.values.push_back(l0_selection);
                     st.iterations.values.push_back(double(r.iterations));
@@ -371,13 +371,13 @@ int main(int argc, char** argv) {
                     if (csv)
                         csv << spec.name << "," << f << "," << (&st == &row.l0 ? "l0" : "l0_1se")
                             << "," << o.kernel.gamma << "," << o.C_xi << "," << o.C_alpha << ","
-                            << acc << "," << r.model.n_terms() << "," << r.train_seconds << ","
+                            << acc << "," << r.model.n_terms() << "," << r.seconds << ","
                             << test_seconds << "," << l0_selection << "," << r.iterations << ","
                             << to_string(r.status) << "\n";
                 };
                 if (csv)
                     csv << spec.name << "," << f << ",l2," << best_gamma << "," << best_C << ",,"
-                        << l2_acc << "," << l2.model.n_support() << "," << l2.train_seconds << ","
+                        << l2_acc << "," << l2.model.n_support() << "," << l2.seconds << ","
                         << l2_test << "," << l2_selection << "," << l2.smo.iterations << ","
                         << to_string(l2.smo.status) << "\n";
                 record(row.l0, l0, l0_acc, l0_test, l0o);

@@ -146,7 +146,7 @@ int main(int argc, char** argv) try {
                     error = zn::error_rate(trained.model.predict(*backend, test.X), test.y);
                 } else {
                     zn::SelectionOptions opt;
-                    opt.method = zn::parse_selection_method(method);
+                    opt.method = method;
                     opt.feature_counts = {2};
                     opt.C = std::numeric_limits<double>::infinity();
                     opt.ridge = cfg.ridge;

@@ -199,7 +199,7 @@ public:
         step.w_abs_sum = Vector::Zero(X_.cols());
         for (std::size_t k = 0; k < n_machines; ++k) {
             const LpSvmResult r = train_l1_svm(X_, machines_.targets[k], lp);
-            if (r.infeasible) {
+            if (r.status == Status::Infeasible) {
                 std::ostringstream os;
                 os << step_name("l1-AROM", iteration, alive.size(), n_machines, k)
                    << ": data not separable: the hard-margin LP of Problem 7 (C = inf) is "

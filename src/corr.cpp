@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "method_registry.hpp"
 #include "selection_common.hpp"
 #include "zeronorm/error.hpp"
 
@@ -63,3 +64,19 @@ Ranking run_corr(const Dataset& data, const Machines& machines, const IndexVecto
 }
 
 }  // namespace zeronorm::detail
+
+namespace zeronorm {
+
+std::unique_ptr<FeatureRanker> make_corr_ranker() {
+    return detail::make_ranker(
+        {SelectionMethod::Corr,
+         "CORR: ranks features by the class-separation score (mu+ - mu-)^2 / (s+^2 + s-^2)",
+         "Weston, Elisseeff, Schoelkopf & Tipping 2003, sec. 4.2",
+         {}},
+        [](Backend&, const Dataset& data, const detail::Machines& machines,
+           const SelectionOptions&, const IndexVector& counts_desc) {
+            return detail::run_corr(data, machines, counts_desc);
+        });
+}
+
+}  // namespace zeronorm

@@ -1,11 +1,11 @@
 #include "zeronorm/cross_validation.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
 
+#include "stopwatch.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/model_selection.hpp"
 #include "zeronorm/preprocess.hpp"
@@ -183,7 +183,7 @@ std::vector<Fold> stratified_random_splits(const Vector& y, int n_splits, Index 
 CrossValidationResult cross_validate_svm(Backend& backend, const Dataset& data,
                                          const SvmOptions& options, const std::vector<Fold>& folds,
                                          bool standardize, const FoldCallback& on_fold) {
-    const auto start = std::chrono::steady_clock::now();
+    const Stopwatch stopwatch;
     data.validate();
     SvmEvaluationOptions evaluation;  // one C: each fold is a plain train and test
     evaluation.svm = options;
@@ -211,8 +211,7 @@ CrossValidationResult cross_validate_svm(Backend& backend, const Dataset& data,
     const detail::MeanAndError m = detail::mean_and_std_error(result.fold_errors);
     result.mean_error = m.mean;
     result.std_error = m.std_error;
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = stopwatch.seconds();
     return result;
 }
 

@@ -18,16 +18,19 @@
 // and the stopping rule used by LIBLINEAR: the spread of the projected gradient over the active
 // set, max PG - min PG, is at most `tolerance`; when that holds on a shrunken set, the set is
 // restored and the rule must hold again over all n variables before the solver stops.
+#include "labels.hpp"
+#include "stopwatch.hpp"
 #include "zeronorm/linear_svm.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <vector>
 
+#include "labels.hpp"
 #include "sparse_rows.hpp"
+#include "stopwatch.hpp"
 #include "zeronorm/error.hpp"
 
 namespace zeronorm {
@@ -77,24 +80,14 @@ std::size_t uniform_below(std::mt19937_64& rng, std::size_t k) {
 }  // namespace
 
 LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& options) {
-    const auto start = std::chrono::steady_clock::now();
+    const Stopwatch stopwatch;
     options.validate();
     data.validate();
     const Index n = data.n_samples();
     const Index d = data.n_features();
     ZN_EXPECTS_DIM(data.y.size() == n,
                    "train_linear_svm: X has " << n << " rows but y has " << data.y.size());
-    bool has_pos = false;
-    bool has_neg = false;
-    for (Index i = 0; i < n; ++i) {
-        const double yi = data.y(i);
-        ZN_EXPECTS(yi == 1.0 || yi == -1.0, "train_linear_svm: labels must be +1 or -1, y("
-                                                << i << ") = " << yi);
-        (yi > 0.0 ? has_pos : has_neg) = true;
-    }
-    ZN_EXPECTS(has_pos && has_neg,
-               "train_linear_svm: both classes (+1 and -1) must be present, got only "
-                   << (has_pos ? "+1" : "-1") << " among " << n << " samples");
+    check_two_class_labels(data.y, "train_linear_svm");
 
     const bool use_bias = options.bias_feature > 0.0;
     const Index dd = d + (use_bias ? 1 : 0);
@@ -230,7 +223,7 @@ LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& op
     result.w = w.head(d);
     result.bias = use_bias ? w(d) * options.bias_feature : 0.0;
     result.alpha = std::move(alpha);
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = stopwatch.seconds();
     return result;
 }
 

@@ -7,12 +7,12 @@
 #include <CoinFinite.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <sstream>
 #include <vector>
 
+#include "stopwatch.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/lp.hpp"
 
@@ -133,7 +133,7 @@ void LpOptions::validate() const {
 LpResult solve_lp(const LinearProgram& lp, const LpOptions& options) {
     lp.validate();
     options.validate();
-    const auto start_time = std::chrono::steady_clock::now();
+    const Stopwatch stopwatch;
 
     const Index m = lp.n_rows();
     const Index n = lp.n_cols();
@@ -203,8 +203,7 @@ LpResult solve_lp(const LinearProgram& lp, const LpOptions& options) {
         result.reduced_costs = Vector::Zero(n);
         result.row_activity = Vector::Zero(m);
         result.duals = Vector::Zero(m);
-        result.solve_seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
+        result.seconds = stopwatch.seconds();
         return result;
     }
 
@@ -242,13 +241,11 @@ LpResult solve_lp(const LinearProgram& lp, const LpOptions& options) {
                     << ", dual " << violations.dual << ")";
             break;
         case 1:
-            result.status = Status::NumericalIssue;
-            result.infeasible = true;
+            result.status = Status::Infeasible;
             msg << "primal infeasible";
             break;
         case 2:
-            result.status = Status::NumericalIssue;
-            result.unbounded = true;
+            result.status = Status::Unbounded;
             msg << "unbounded (dual infeasible)";
             break;
         case 3:
@@ -263,8 +260,7 @@ LpResult solve_lp(const LinearProgram& lp, const LpOptions& options) {
             break;
     }
     result.message = msg.str();
-    result.solve_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
+    result.seconds = stopwatch.seconds();
     return result;
 }
 

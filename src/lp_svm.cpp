@@ -1,10 +1,11 @@
 // l1-norm SVM and RLP as simplex LPs; the problems are written out in include/zeronorm/lp_svm.hpp.
 #include "zeronorm/lp_svm.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <vector>
 
+#include "labels.hpp"
+#include "stopwatch.hpp"
 #include "zeronorm/error.hpp"
 
 namespace zeronorm {
@@ -15,15 +16,7 @@ void check_data(const Matrix& X, const Vector& y, const char* who) {
     ZN_EXPECTS_DIM(y.size() == X.rows(), who << ": y has " << y.size() << " labels but X has "
                                              << X.rows() << " rows");
     ZN_EXPECTS(X.rows() >= 2, who << ": need at least 2 samples, got " << X.rows());
-    Index n_pos = 0;
-    for (Index i = 0; i < y.size(); ++i) {
-        ZN_EXPECTS(y[i] == 1.0 || y[i] == -1.0,
-                   who << ": labels must be -1 or +1, y[" << i << "] = " << y[i]);
-        if (y[i] > 0) ++n_pos;
-    }
-    ZN_EXPECTS(n_pos > 0 && n_pos < y.size(),
-               who << ": both classes must be present (" << n_pos << " of " << y.size()
-                   << " labels are +1)");
+    check_two_class_labels(y, who);
     for (Index j = 0; j < X.cols(); ++j)
         for (Index i = 0; i < X.rows(); ++i)
             ZN_EXPECTS(std::isfinite(X(i, j)),
@@ -37,7 +30,7 @@ void check_data(const Matrix& X, const Vector& y, const char* who) {
 LpSvmResult solve_lp_svm(const Matrix& X, const Vector& y, const Vector& c, const Vector& z,
                          const Vector& s, double C, double zero_tolerance,
                          const LpOptions& lp_options) {
-    const auto start_time = std::chrono::steady_clock::now();
+    const Stopwatch stopwatch;
     const Index n = X.rows();
     const Index d = X.cols();
     const bool hard = std::isinf(C);
@@ -105,8 +98,6 @@ LpSvmResult solve_lp_svm(const Matrix& X, const Vector& y, const Vector& c, cons
 
     LpSvmResult result;
     result.status = sol.status;
-    result.infeasible = sol.infeasible;
-    result.unbounded = sol.unbounded;
     result.message = sol.message;
     result.iterations = sol.iterations;
     result.objective = sol.objective;
@@ -126,8 +117,7 @@ LpSvmResult solve_lp_svm(const Matrix& X, const Vector& y, const Vector& c, cons
         if (w_max > 0.0 && std::abs(result.w[j]) > zero_tolerance * w_max)
             result.selected.push_back(j);
     result.n_nonzero = static_cast<Index>(result.selected.size());
-    result.solve_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
+    result.seconds = stopwatch.seconds();
     return result;
 }
 

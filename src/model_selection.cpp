@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "labels.hpp"
 #include "split_runner.hpp"
 #include "svm_batch.hpp"
 #include "zeronorm/error.hpp"
@@ -52,9 +53,7 @@ SvmEvaluation evaluate_svm(Backend& backend, const Dataset& data, const std::vec
     data.validate();
     options.validate(data.n_features());
     detail::check_splits(splits, data.n_samples(), "evaluate_svm");
-    for (Index i = 0; i < data.y.size(); ++i)
-        ZN_EXPECTS(data.y[i] == 1.0 || data.y[i] == -1.0,
-                   "evaluate_svm needs labels +1/-1; label of sample " << i << " is " << data.y[i]);
+    check_two_class_labels(data.y, "evaluate_svm");
 
     SvmEvaluation result;
     result.batched = detail::runs_batched(options.schedule,

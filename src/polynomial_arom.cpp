@@ -2,12 +2,12 @@
 // feature map and l2-AROM on it; the problem is written out in include/zeronorm/polynomial_arom.hpp.
 #include "zeronorm/polynomial_arom.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <sstream>
 
 #include "arom.hpp"
+#include "stopwatch.hpp"
 #include "zeronorm/error.hpp"
 
 namespace zeronorm {
@@ -135,7 +135,7 @@ Vector PolynomialAromResult::monomial_weights() const {
 
 PolynomialAromResult polynomial_arom(Backend& backend, const Dataset& data,
                                      const PolynomialAromOptions& options) {
-    const auto start = std::chrono::steady_clock::now();
+    const Stopwatch stopwatch;
     data.validate();
     options.validate();
     const detail::Machines machines = detail::make_machines(data.y);
@@ -181,8 +181,7 @@ PolynomialAromResult polynomial_arom(Backend& backend, const Dataset& data,
     detail::solve_svm_dual(solve, options.smo, options.C, options.ridge, nullptr, radius2,
                            "polynomial AROM, final classifier on the " +
                                std::to_string(result.selected.size()) + " selected monomials");
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = stopwatch.seconds();
     return result;
 }
 

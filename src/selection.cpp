@@ -1,40 +1,23 @@
-// Feature selection front end: option and label validation, dispatch to the methods (arom.cpp,
-// rfe.cpp, corr.cpp), and the final linear SVM retrained on the original (unscaled) selected
+// Feature selection front end: option and label validation, the run of a registered ranker
+// (methods.hpp), and the final linear SVM retrained on the original (unscaled) selected
 // columns (Weston et al. 2003, sec. 4.1 footnote 7: the rescaling by z is used only to find the
 // features).
 #include "zeronorm/selection.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <sstream>
 
 #include "arom.hpp"
+#include "labels.hpp"
 #include "selection_common.hpp"
+#include "stopwatch.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/methods.hpp"
 #include "zeronorm/ww_svm.hpp"
 
 namespace zeronorm {
-
-SelectionMethod parse_selection_method(const std::string& name) {
-    if (name == "l2-arom") return SelectionMethod::L2Arom;
-    if (name == "l1-arom") return SelectionMethod::L1Arom;
-    if (name == "rfe") return SelectionMethod::Rfe;
-    if (name == "corr") return SelectionMethod::Corr;
-    throw InvalidArgument("unknown selection method '" + name +
-                          "' (expected l2-arom, l1-arom, rfe or corr)");
-}
-
-std::string to_string(SelectionMethod method) {
-    switch (method) {
-        case SelectionMethod::L2Arom: return "l2-arom";
-        case SelectionMethod::L1Arom: return "l1-arom";
-        case SelectionMethod::Rfe: return "rfe";
-        case SelectionMethod::Corr: return "corr";
-    }
-    return "unknown";
-}
 
 MulticlassScheme parse_multiclass_scheme(const std::string& name) {
     if (name == "ovr" || name == "one-vs-rest") return MulticlassScheme::OneVsRest;
@@ -72,16 +55,9 @@ void SelectionOptions::validate(Index n_features) const {
                "final_C must be positive (or infinity), got " << final_C);
     ZN_EXPECTS(std::isfinite(final_ridge) && final_ridge >= 0,
                "final_ridge must be finite and >= 0, got " << final_ridge);
-    // The SMO fields other than C and ridge (those are replaced by the ones above).
-    SmoOptions inner = smo;
-    inner.C = 1.0;
-    inner.ridge = 0.0;
-    inner.validate();
-    inner = final_smo;
-    inner.C = 1.0;
-    inner.ridge = 0.0;
+    smo.validate();
     try {
-        inner.validate();
+        final_smo.validate();
     } catch (const InvalidArgument& e) {
         throw InvalidArgument(std::string("final_") + e.what());
     }
@@ -95,10 +71,7 @@ Machines make_machines(const Vector& y) {
     bool plus_minus = true;
     for (Index i = 0; i < y.size(); ++i) plus_minus = plus_minus && (y[i] == 1.0 || y[i] == -1.0);
     if (plus_minus) {
-        const bool positive = (y.array() > 0).any(), negative = (y.array() < 0).any();
-        ZN_EXPECTS(positive && negative, "the labels hold only one class ("
-                                             << (positive ? "+1" : "-1")
-                                             << "); two-class selection needs both -1 and +1");
+        check_two_class_labels(y, "two-class feature selection");
         m.n_classes = 2;
         m.targets.push_back(y);
         return m;
@@ -124,15 +97,11 @@ Machines make_machines(const Vector& y) {
     return m;
 }
 
-SmoResult solve_svm_dual(const DualSolver& solve, const SmoOptions& base, double C, double ridge,
-                         const Vector* warm_start, const std::function<double()>& radius2,
-                         const std::string& where) {
-    SmoOptions smo = base;
-    smo.ridge = ridge;
-    if (bounded_dual(C, ridge)) {
-        smo.C = C;
-        return solve(smo, warm_start);
-    }
+SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, double C,
+                         double ridge, const Vector* warm_start,
+                         const std::function<double()>& radius2, const std::string& where) {
+    SmoOptions smo(base, C, ridge);
+    if (bounded_dual(C, ridge)) return solve(smo, warm_start);
     Vector warm;
     if (warm_start != nullptr) warm = *warm_start;
     // Stage bounds in units of 1 / R^2 when R^2 is far from 1: with one feature near 1e12
@@ -291,37 +260,22 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
 }  // namespace
 }  // namespace detail
 
-SelectionResult select_features(Backend& backend, const Dataset& data,
-                                const SelectionOptions& options) {
-    const auto start = std::chrono::steady_clock::now();
+SelectionResult FeatureRanker::rank(Backend& backend, const Dataset& data,
+                                    const SelectionOptions& options) const {
+    const Stopwatch stopwatch;
     data.validate();
     options.validate(data.n_features());
     const detail::Machines machines = detail::make_machines(data.y);
     check_kernel_range(KernelSpec(), data.X, "feature selection");  // the linear SVMs
     if (!machines.binary() && options.multiclass == MulticlassScheme::WestonWatkins &&
-        options.method != SelectionMethod::L2Arom)
+        !supports_weston_watkins())
         throw InvalidArgument("multiclass scheme ww (Weston-Watkins M-SVM, Problem 10 with the "
                               "l2 objective) is implemented for l2-arom only, not for " +
-                              to_string(options.method) + "; use ovr (one-vs-rest)");
+                              info().name + "; use ovr (one-vs-rest)");
 
     IndexVector counts_desc = options.feature_counts;
     std::sort(counts_desc.begin(), counts_desc.end(), std::greater<Index>());
-
-    detail::Ranking ranking;
-    switch (options.method) {
-        case SelectionMethod::L2Arom:
-            ranking = detail::run_l2_arom(backend, data, machines, options, counts_desc);
-            break;
-        case SelectionMethod::Rfe:
-            ranking = detail::run_rfe(backend, data, machines, options, counts_desc);
-            break;
-        case SelectionMethod::Corr:
-            ranking = detail::run_corr(data, machines, counts_desc);
-            break;
-        case SelectionMethod::L1Arom:
-            ranking = detail::run_l1_arom(data, machines, options, counts_desc);
-            break;
-    }
+    detail::Ranking ranking = run(backend, data, machines, options, counts_desc);
 
     const bool ww = !machines.binary() && options.multiclass == MulticlassScheme::WestonWatkins;
     SelectionResult result;
@@ -335,9 +289,13 @@ SelectionResult select_features(Backend& backend, const Dataset& data,
     result.trace = std::move(ranking.trace);
     result.iterations = ranking.iterations;
     result.status = ranking.status;
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = stopwatch.seconds();
     return result;
+}
+
+SelectionResult select_features(Backend& backend, const Dataset& data,
+                                const SelectionOptions& options) {
+    return find_ranker(options.method).rank(backend, data, options);
 }
 
 }  // namespace zeronorm

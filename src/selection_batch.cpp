@@ -17,11 +17,8 @@ namespace zeronorm::detail {
 
 namespace {
 
-SmoOptions dual_options(const SmoOptions& base, double C, double ridge) {
-    SmoOptions o = base;
-    o.C = C;
-    o.ridge = ridge;
-    return o;
+SmoOptions dual_options(const SmoSettings& base, double C, double ridge) {
+    return SmoOptions(base, C, ridge);
 }
 
 // The scale columns that the counts reached at one update are read from (AromPath::
@@ -185,7 +182,7 @@ std::string why_not_batched(const Dataset& data, const std::vector<Fold>& folds,
                             const SelectionEvaluationOptions& options) {
     const SelectionOptions& sel = options.selection;
     if (sel.method != SelectionMethod::L2Arom)
-        return "only l2-arom runs batched, not " + to_string(sel.method);
+        return "only l2-arom runs batched, not " + sel.method;
     for (Index i = 0; i < data.n_samples(); ++i)
         if (data.y[i] != 1.0 && data.y[i] != -1.0)
             return "only two classes (labels -1/+1) run batched";

@@ -48,9 +48,9 @@ constexpr double kMaxHardMarginBound = 1e8;
 // R^2 outside [1 / this, this]: the stage bounds above are taken in units of 1 / R^2.
 constexpr double kWellScaledRadius2 = 1e8;
 constexpr double kSeparabilityTolerance = 1e-3;
-SmoResult solve_svm_dual(const DualSolver& solve, const SmoOptions& base, double C, double ridge,
-                         const Vector* warm_start, const std::function<double()>& radius2,
-                         const std::string& where);
+SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, double C,
+                         double ridge, const Vector* warm_start,
+                         const std::function<double()>& radius2, const std::string& where);
 
 // Largest squared row norm of X restricted to `columns`, each column j scaled by scale[k] (scale
 // empty: 1): R^2 for solve_svm_dual, from the host copy of the data.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "labels.hpp"
 #include "zeronorm/error.hpp"
 
 namespace zeronorm::smo_detail {
@@ -14,14 +15,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 void check_smo_labels(const Vector& y) {
     const Index n = y.size();
     ZN_EXPECTS(n >= 2, "SMO needs at least two samples, got " << n);
-    bool has_positive = false;
-    bool has_negative = false;
-    for (Index i = 0; i < n; ++i) {
-        ZN_EXPECTS(y[i] == 1.0 || y[i] == -1.0,
-                   "SMO: labels must be +1 or -1, label " << i << " is " << y[i]);
-        (y[i] > 0 ? has_positive : has_negative) = true;
-    }
-    ZN_EXPECTS(has_positive && has_negative, "SMO: the labels hold only one class");
+    check_two_class_labels(y, "SMO");
 }
 
 namespace {

@@ -34,35 +34,18 @@
 #include "zeronorm/sparse_svm.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <sstream>
 #include <string>
 
+#include "labels.hpp"
+#include "stopwatch.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/ops/smo_ops.hpp"
 
 namespace zeronorm {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-void check_binary_labels(const Vector& y) {
-    bool positive = false, negative = false;
-    for (Index i = 0; i < y.size(); ++i) {
-        ZN_EXPECTS(
-            y[i] == 1.0 || y[i] == -1.0,
-            "sparse SVM training needs labels +1/-1; label of sample " << i << " is " << y[i]);
-        (y[i] > 0 ? positive : negative) = true;
-    }
-    ZN_EXPECTS(positive && negative, "sparse SVM training data holds only one class (label "
-                                         << (positive ? "+1" : "-1") << ")");
-}
 
 // Diagonal of Lt for the coefficients `alpha` of the active set (Prop. 4: |alpha|^((2-p)/2)).
 Vector lambda_tilde_of(const Vector& alpha, double p) {
@@ -133,10 +116,8 @@ void SparseSvmOptions::validate(Index n_features) const {
                "SparseSvmOptions.epsilon must be positive and finite, got " << epsilon);
     ZN_EXPECTS(max_iterations >= 1,
                "SparseSvmOptions.max_iterations must be >= 1, got " << max_iterations);
-    SmoOptions inner = smo;
-    inner.C = C_xi;
     try {
-        inner.validate();
+        smo.validate();
     } catch (const InvalidArgument& e) {
         throw InvalidArgument(std::string("SparseSvmOptions.") + e.what());
     }
@@ -217,20 +198,19 @@ DeviceMatrix sparse_svm_apply_KtK(Backend& backend, const SparseSvmStepKernels& 
 
 SparseSvmResult train_sparse_svm(Backend& backend, const Dataset& data,
                                  const SparseSvmOptions& options) {
-    const auto start = Clock::now();
+    const Stopwatch stopwatch;
     data.validate();
     ZN_EXPECTS(data.n_samples() >= 2,
                "sparse SVM training needs at least two samples, got " << data.n_samples());
     ZN_EXPECTS(data.n_features() >= 1, "sparse SVM training needs at least one feature");
-    check_binary_labels(data.y);
+    check_two_class_labels(data.y, "sparse SVM training");
     options.validate(data.n_features());
     check_kernel_range(options.kernel, data.X, "sparse SVM training");
 
     const Index l = data.n_samples();
     const Vector& y = data.y;
     const bool prune = options.p < 2.0;  // with p = 2, Lt = I: a small alpha_i is not driven to 0
-    SmoOptions smo = options.smo;
-    smo.C = options.C_xi;
+    const SmoOptions smo(options.smo, options.C_xi, 0.0);
 
     const DeviceMatrix X = backend.upload(data.X);
     const DeviceMatrix K = backend.kernel_matrix(options.kernel, X, X);  // l x l, sliced each step
@@ -242,7 +222,7 @@ SparseSvmResult train_sparse_svm(Backend& backend, const Dataset& data,
     bool have_iterate = false;  // alpha/beta come from an SMO solve
     result.status = Status::NoConvergence;
     for (int t = 0;; ++t) {
-        const auto step_start = Clock::now();
+        const Stopwatch step_stopwatch;
         IndexVector active;  // step 2
         for (Index i = 0; i < l; ++i)
             if (!prune || std::abs(alpha[i]) >= options.epsilon) active.push_back(i);
@@ -298,7 +278,7 @@ SparseSvmResult train_sparse_svm(Backend& backend, const Dataset& data,
         beta = inner.beta;
         have_iterate = true;
         result.iterations = t + 1;
-        record.seconds = seconds_since(step_start);
+        record.seconds = step_stopwatch.seconds();
         result.trace.push_back(record);
         if (record.max_delta_alpha < options.epsilon) {  // step 7
             result.status = Status::Success;
@@ -363,7 +343,7 @@ SparseSvmResult train_sparse_svm(Backend& backend, const Dataset& data,
     }
     model.bias = bias_3_11(f0, y, beta, options.C_xi);
     result.beta = beta;
-    result.train_seconds = seconds_since(start);
+    result.seconds = stopwatch.seconds();
     return result;
 }
 

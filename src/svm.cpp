@@ -1,9 +1,10 @@
 #include "zeronorm/svm.hpp"
 
-#include <chrono>
 #include <cmath>
 
 #include "dense_dual.hpp"
+#include "labels.hpp"
+#include "stopwatch.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/ops/smo_ops.hpp"
 
@@ -14,6 +15,10 @@ void SmoOptions::validate() const {
     ZN_EXPECTS(std::isfinite(ridge) && ridge >= 0, "smo.ridge must be >= 0, got " << ridge);
     ZN_EXPECTS(std::isfinite(C) || ridge > 0,
                "smo.C = infinity (hard margin) needs a positive ridge, so the dual stays bounded");
+    SmoSettings::validate();
+}
+
+void SmoSettings::validate() const {
     ZN_EXPECTS(std::isfinite(tolerance) && tolerance > 0,
                "smo.tolerance must be positive, got " << tolerance);
     ZN_EXPECTS(max_iterations >= 0, "smo.max_iterations must be >= 0, got " << max_iterations);
@@ -29,17 +34,6 @@ void SvmOptions::validate(Index n_features) const {
 
 namespace {
 
-void check_binary_labels(const Vector& y) {
-    bool positive = false, negative = false;
-    for (Index i = 0; i < y.size(); ++i) {
-        ZN_EXPECTS(y[i] == 1.0 || y[i] == -1.0,
-                   "two-class training needs labels +1/-1; label of sample " << i << " is " << y[i]);
-        (y[i] > 0 ? positive : negative) = true;
-    }
-    ZN_EXPECTS(positive && negative, "training data holds only one class (label "
-                                         << (positive ? "+1" : "-1") << ")");
-}
-
 // The chi2 kernel is defined for non-negative features (histograms); elsewhere it is not a kernel
 // and can overflow.
 void check_kernel_domain(const KernelSpec& spec, const Matrix& X) {
@@ -53,11 +47,11 @@ void check_kernel_domain(const KernelSpec& spec, const Matrix& X) {
 }  // namespace
 
 SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions& options) {
-    const auto start = std::chrono::steady_clock::now();
+    const Stopwatch stopwatch;
     data.validate();
     ZN_EXPECTS(data.n_samples() >= 2, "training needs at least two samples, got " << data.n_samples());
     ZN_EXPECTS(data.n_features() >= 1, "training needs at least one feature");
-    check_binary_labels(data.y);
+    check_two_class_labels(data.y, "two-class SVM training");
     options.validate(data.n_features());
     check_kernel_domain(options.kernel, data.X);
     check_kernel_range(options.kernel, data.X, "SVM training");
@@ -74,8 +68,7 @@ SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions
     }
 
     result.model = svm_model_from_dual(data, options.kernel, result.smo);
-    result.train_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = stopwatch.seconds();
     return result;
 }
 

@@ -292,7 +292,7 @@ TEST_P(Arom, HardMarginOnInseparableDataSaysSo) {
     // convex-hull certificate must say so after a few cheap SMO stages, not after 10^7 steps.
     const Dataset overlap = testing::random_two_class(300, 5, rng, 0.3);
     for (const Dataset* data : {static_cast<const Dataset*>(&twins), &overlap}) {
-        for (SelectionMethod method : {SelectionMethod::L2Arom, SelectionMethod::Rfe}) {
+        for (std::string method : {SelectionMethod::L2Arom, SelectionMethod::Rfe}) {
             SelectionOptions opt;
             opt.method = method;
             opt.feature_counts = {1};
@@ -351,7 +351,7 @@ TEST_P(Arom, OneVsRestMultiClass) {
 // 20 trials of Table 1's setting with a fixed seed: 30 standardised training points, 500 test
 // points, the two features `method` selects, the final classifier's test error; expects a mean
 // error under 10 % and two relevant non-redundant features in at least 13 trials.
-void expect_small_table1(Backend& backend, SelectionMethod method) {
+void expect_small_table1(Backend& backend, const std::string& method) {
     std::mt19937_64 rng(20030301);
     const int trials = 20;
     double error_sum = 0;

@@ -631,7 +631,7 @@ TEST(LinearSvmValidation, LabelsMustBePlusMinusOne) {
             zeronorm::train_linear_svm(d, LinearSvmOptions{});
             ADD_FAILURE() << "accepted label " << bad;
         } catch (const zeronorm::InvalidArgument& e) {
-            EXPECT_TRUE(contains(e.what(), "y(3)")) << e.what();
+            EXPECT_TRUE(contains(e.what(), "y[3]")) << e.what();
         }
     }
     // Labels 0/1 (a two-class set that was not remapped) are rejected as well.

@@ -143,8 +143,8 @@ TEST(Lp, TextbookVertexOptimumAndDuals) {
         const LpResult r = zeronorm::solve_lp(lp, LpOptions::with_method(m));
         ASSERT_EQ(r.status, Status::Success) << r.message;
         EXPECT_TRUE(r.optimal());
-        EXPECT_FALSE(r.infeasible);
-        EXPECT_FALSE(r.unbounded);
+        EXPECT_NE(r.status, Status::Infeasible);
+        EXPECT_NE(r.status, Status::Unbounded);
         EXPECT_NEAR(r.x[0], 2.0, 1e-10);
         EXPECT_NEAR(r.x[1], 6.0, 1e-10);
         EXPECT_NEAR(r.objective, -36.0, 1e-10);
@@ -154,7 +154,7 @@ TEST(Lp, TextbookVertexOptimumAndDuals) {
         EXPECT_NEAR(r.row_activity[2], 18.0, 1e-10);
         expect_kkt(lp, r, 1e-9);
         EXPECT_GE(r.iterations, 0);
-        EXPECT_GE(r.solve_seconds, 0.0);
+        EXPECT_GE(r.seconds, 0.0);
     }
 }
 
@@ -172,8 +172,8 @@ TEST(Lp, InfeasibleIsReportedNotThrown) {
     for (LpMethod m : kMethods) {
         SCOPED_TRACE(method_name(m));
         const LpResult r = zeronorm::solve_lp(lp, LpOptions::with_method(m));
-        EXPECT_TRUE(r.infeasible) << r.message;
-        EXPECT_FALSE(r.unbounded);
+        EXPECT_EQ(r.status, Status::Infeasible) << r.message;
+        EXPECT_NE(r.status, Status::Unbounded);
         EXPECT_NE(r.status, Status::Success);
         EXPECT_FALSE(r.optimal());
         EXPECT_NE(r.message.find("infeasible"), std::string::npos) << r.message;
@@ -192,7 +192,7 @@ TEST(Lp, InfeasibleBoundsAgainstRow) {
     for (LpMethod m : kMethods) {
         SCOPED_TRACE(method_name(m));
         const LpResult r = zeronorm::solve_lp(lp, LpOptions::with_method(m));
-        EXPECT_TRUE(r.infeasible) << r.message;
+        EXPECT_EQ(r.status, Status::Infeasible) << r.message;
         EXPECT_NE(r.status, Status::Success);
     }
 }
@@ -210,8 +210,8 @@ TEST(Lp, UnboundedIsReportedNotThrown) {
     for (LpMethod m : kMethods) {
         SCOPED_TRACE(method_name(m));
         const LpResult r = zeronorm::solve_lp(lp, LpOptions::with_method(m));
-        EXPECT_TRUE(r.unbounded) << r.message;
-        EXPECT_FALSE(r.infeasible);
+        EXPECT_EQ(r.status, Status::Unbounded) << r.message;
+        EXPECT_NE(r.status, Status::Infeasible);
         EXPECT_NE(r.status, Status::Success);
         EXPECT_NE(r.message.find("unbounded"), std::string::npos) << r.message;
     }
@@ -227,7 +227,7 @@ TEST(Lp, UnboundedFreeColumnWithoutRows) {
     for (LpMethod m : kMethods) {
         SCOPED_TRACE(method_name(m));
         const LpResult r = zeronorm::solve_lp(lp, LpOptions::with_method(m));
-        EXPECT_TRUE(r.unbounded) << r.message;
+        EXPECT_EQ(r.status, Status::Unbounded) << r.message;
         EXPECT_NE(r.status, Status::Success);
     }
 }
@@ -413,8 +413,8 @@ TEST(Lp, IterationLimitIsNoConvergence) {
         EXPECT_EQ(r.status, Status::NoConvergence) << r.message;
         EXPECT_NE(r.message.find("iteration limit"), std::string::npos) << r.message;
         EXPECT_EQ(r.x.size(), 80);
-        EXPECT_FALSE(r.infeasible);
-        EXPECT_FALSE(r.unbounded);
+        EXPECT_NE(r.status, Status::Infeasible);
+        EXPECT_NE(r.status, Status::Unbounded);
     }
 }
 
@@ -649,7 +649,7 @@ TEST(LpSvm, HardMarginSeparableIsSparse) {
     o.C = lp_infinity;
     const LpSvmResult r = zeronorm::train_l1_svm(X, y, o);
     ASSERT_EQ(r.status, Status::Success) << r.message;
-    EXPECT_FALSE(r.infeasible);
+    EXPECT_NE(r.status, Status::Infeasible);
     const Vector f = r.decision_function(X);
     for (Index i = 0; i < X.rows(); ++i) EXPECT_GE(y[i] * f[i], 1.0 - 1e-7) << "sample " << i;
     EXPECT_EQ(r.xi, Vector::Zero(X.rows()));
@@ -698,7 +698,7 @@ TEST(LpSvm, HardMarginInseparableReportsInfeasible) {
         SCOPED_TRACE(method_name(m));
         o.lp.method = m;
         const LpSvmResult r = zeronorm::train_l1_svm(X, y, o);
-        EXPECT_TRUE(r.infeasible) << r.message;
+        EXPECT_EQ(r.status, Status::Infeasible) << r.message;
         EXPECT_NE(r.status, Status::Success);
         EXPECT_EQ(r.w.size(), 5);
         EXPECT_EQ(r.xi.size(), 40);

@@ -11,6 +11,7 @@
 #include "random.hpp"
 #include "selection_common.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/methods.hpp"
 #include "zeronorm/preprocess.hpp"
 #include "zeronorm/selection.hpp"
 
@@ -238,19 +239,38 @@ ZN_INSTANTIATE_FOR_BACKENDS(Rfe);
 // ---- front end: parsing and validation --------------------------------------------------------
 
 TEST(Selection, ParseAndPrintNames) {
-    for (auto m : {SelectionMethod::L2Arom, SelectionMethod::L1Arom, SelectionMethod::Rfe,
-                   SelectionMethod::Corr})
-        EXPECT_EQ(parse_selection_method(to_string(m)), m);
+    for (std::string m : {SelectionMethod::L2Arom, SelectionMethod::L1Arom, SelectionMethod::Rfe,
+                          SelectionMethod::Corr})
+        EXPECT_EQ(zeronorm::find_ranker(m).info().name, m);
     EXPECT_EQ(parse_multiclass_scheme("ovr"), MulticlassScheme::OneVsRest);
     EXPECT_EQ(parse_multiclass_scheme("ww"), MulticlassScheme::WestonWatkins);
     EXPECT_EQ(to_string(MulticlassScheme::WestonWatkins), "ww");
     try {
-        parse_selection_method("l0");
+        zeronorm::find_ranker("l0");
         FAIL();
     } catch (const InvalidArgument& e) {
         EXPECT_NE(std::string(e.what()).find("l2-arom, l1-arom, rfe or corr"), std::string::npos);
     }
     EXPECT_THROW(parse_multiclass_scheme("1vs1"), InvalidArgument);
+}
+
+// Every registered method says what it is, and a ranker's rank() is select_features with it.
+TEST(MethodRegistry, ListsMethodsWithTheirParameters) {
+    EXPECT_EQ(zeronorm::ranker_names(),
+              (std::vector<std::string>{"l2-arom", "l1-arom", "rfe", "corr"}));
+    EXPECT_EQ(zeronorm::classifier_names(), (std::vector<std::string>{"svm", "l0-svm"}));
+    for (const auto& r : zeronorm::feature_rankers()) {
+        EXPECT_FALSE(r->info().description.empty()) << r->info().name;
+        EXPECT_NE(r->info().citation.find("20"), std::string::npos) << r->info().name;
+    }
+    bool has_fraction = false;
+    for (const auto& p : zeronorm::find_ranker("rfe").info().parameters)
+        has_fraction = has_fraction || (p.flag == "--rfe-fraction" && p.valid == "[0, 1)");
+    EXPECT_TRUE(has_fraction);
+    EXPECT_TRUE(zeronorm::find_ranker("l2-arom").supports_weston_watkins());
+    EXPECT_FALSE(zeronorm::find_ranker("rfe").supports_weston_watkins());
+    EXPECT_EQ(zeronorm::find_classifier("l0-svm").info().parameters.size(), 7u);
+    EXPECT_THROW(zeronorm::find_classifier("rvm"), InvalidArgument);
 }
 
 Dataset small_two_class() {
@@ -385,14 +405,14 @@ TEST(Selection, DataTooLargeForTheKernelIsANumericalError) {
     data.X << 1e200, 3e155, 2e200, -1e155, -1e200, 2e155, -3e200, 1e155;
     data.y.resize(4);
     data.y << 1, 1, -1, -1;
-    for (SelectionMethod method : {SelectionMethod::L2Arom, SelectionMethod::L1Arom,
-                                   SelectionMethod::Rfe, SelectionMethod::Corr}) {
+    for (std::string method : {SelectionMethod::L2Arom, SelectionMethod::L1Arom,
+                               SelectionMethod::Rfe, SelectionMethod::Corr}) {
         SelectionOptions opt;
         opt.method = method;
         opt.feature_counts = {1};
         try {
             select_features(*backend, data, opt);
-            ADD_FAILURE() << "expected NumericalError for " << to_string(method);
+            ADD_FAILURE() << "expected NumericalError for " << method;
         } catch (const NumericalError& e) {
             const std::string what = e.what();
             EXPECT_NE(what.find("too large for the linear kernel"), std::string::npos) << what;

@@ -51,6 +51,29 @@ TEST_P(Svm, LinearWeightsReproduceTheDecisionFunction) {
     EXPECT_THROW(svm_model_from_dual(data, options.kernel, short_dual), DimensionMismatch);
 }
 
+// Every two-class trainer checks its labels with the same words.
+TEST_P(Svm, BadLabelsNameTheSample) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    Dataset data;
+    data.X = Matrix::Ones(4, 2);
+    data.y = (Vector(4) << 1, -1, 2, -1).finished();
+    try {
+        train_svm(*backend, data, SvmOptions());
+        FAIL() << "label 2 accepted";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("labels must be +1/-1, y[2] = 2"),
+                  std::string::npos) << e.what();
+    }
+    data.y.setConstant(-1.0);
+    try {
+        train_svm(*backend, data, SvmOptions());
+        FAIL() << "one class accepted";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("only one class (-1)"), std::string::npos)
+            << e.what();
+    }
+}
+
 TEST_P(Svm, BadInputIsAClearError) {
     ZN_BACKEND_OR_SKIP(backend, GetParam());
     Dataset data;

@@ -4,9 +4,9 @@
 //
 // Bounds may be infinite (+-inf); an equality row has row_lower == row_upper. The answer is a
 // vertex (basic) solution: the successive-linearisation / Frank-Wolfe steps of FSV, FS-SVMCP and
-// l1-AROM (seed 000 Problem 7, 001 LP (15), 004 Sec. 4.2.1) rely on that, because a concave
-// objective attains its minimum over a polyhedron at a vertex. Interior-point methods without
-// crossover are therefore not offered.
+// l1-AROM (Weston et al. 2003, Problem 7; Rinaldi & Sciandrone 2010, LP (15); Neumann, Schnoerr &
+// Steidl 2005, sec. 4.2.1) rely on that, because a concave objective attains its minimum over a
+// polyhedron at a vertex. Interior-point methods without crossover are therefore not offered.
 //
 // Bad input (sizes that do not fit, NaN, lower > upper) is an exception; how the solve ended
 // (optimal, infeasible, unbounded, iteration/time limit, numerical trouble) is in the result.
@@ -63,13 +63,10 @@ struct LpOptions {
 };
 
 struct LpResult {
-    // status == Success exactly when x is an optimal vertex. A proof that the LP is infeasible
-    // or unbounded sets the flag below and status NumericalIssue (the shared Status enum has no
-    // value of its own for it; the flags tell the cases apart). Iteration or time limit:
-    // NoConvergence, x is the last iterate. Solver failure: NumericalIssue.
+    // status == Success exactly when x is an optimal vertex. Infeasible: primal infeasibility
+    // proven; Unbounded: the objective is unbounded below (dual infeasibility proven). Iteration
+    // or time limit: NoConvergence, x is the last iterate. Solver failure: NumericalIssue.
     Status status = Status::NumericalIssue;
-    bool infeasible = false;  // primal infeasible (proven)
-    bool unbounded = false;   // objective unbounded below (dual infeasible, proven)
     std::string message;      // how the solve ended, in words
 
     Vector x;                 // n_cols primal solution
@@ -85,7 +82,7 @@ struct LpResult {
     double max_primal_violation = 0.0;
     double max_dual_violation = 0.0;
     std::int64_t iterations = 0;
-    double solve_seconds = 0.0;
+    double seconds = 0.0;     // wall time of solve_lp
 
     bool optimal() const { return status == Status::Success; }
 };

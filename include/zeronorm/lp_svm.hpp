@@ -1,23 +1,24 @@
 // Linear-programming SVMs, solved as vertex LPs by solve_lp (include/zeronorm/lp.hpp).
 //
-// l1-norm SVM (Bradley & Mangasarian 1998; seed 003 Sec. 4.2), here with per-feature costs c,
-// per-sample weights s and a per-feature scaling z of the data:
+// l1-norm SVM (Bradley & Mangasarian 1998; Lal, Chapelle, Weston & Elisseeff 2006, sec. 4.2),
+// here with per-feature costs c, per-sample weights s and a per-feature scaling z of the data:
 //
 //   min_{w,b,xi}  sum_j c_j |w_j| + C sum_i s_i xi_i
 //   s.t.          y_i ( sum_j w_j z_j x_ij + b ) >= 1 - xi_i,   xi_i >= 0,   b free.
 //
-// c = 1, z = 1, s = 1 is the plain l1-SVM; C = +inf is the hard margin (no slacks; seed 000
-// Problem 7, the l1-AROM step, on the rescaled data z*x). Non-uniform c is the linearised step
-// of FSV / DCA (004 eq. (6), Sec. 4.2.1: c_j = lambda alpha exp(-alpha v_j), C = 1 - lambda).
+// c = 1, z = 1, s = 1 is the plain l1-SVM; C = +inf is the hard margin (no slacks; Weston et al.
+// 2003, Problem 7, the l1-AROM step, on the rescaled data z*x). Non-uniform c is the linearised
+// step of FSV / DCA (Neumann, Schnoerr & Steidl 2005, eq. (6), sec. 4.2.1:
+// c_j = lambda alpha exp(-alpha v_j), C = 1 - lambda).
 // The LP splits w = u - v with u, v >= 0 (a feature with c_j = 0 gets one free column instead)
 // and has n rows and 2d + 1 + n columns. Its dual, whose multipliers are returned as alpha, is
 //   max sum_i alpha_i  s.t.  |sum_i alpha_i y_i z_j x_ij| <= c_j,  sum_i alpha_i y_i = 0,
 //                            0 <= alpha_i <= C s_i.
 //
-// RLP (Robust Linear Programming, Bennett & Mangasarian 1992; seed 004 eq. (1)):
+// RLP (Robust Linear Programming, Bennett & Mangasarian 1992; Neumann et al. 2005, eq. (1)):
 //   min_{w,b} sum_i p_i (1 - y_i (w.x_i + b))_+ ,
-// p_i = 1 as in 004 eq. (1), or p_i = 1/n_{y_i} (the original paper's weighting, n_{+-1} the
-// class sizes). It is the problem above with c = 0, C = 1, s = p.
+// p_i = 1 as in Neumann et al. eq. (1), or p_i = 1/n_{y_i} (the original paper's weighting,
+// n_{+-1} the class sizes). It is the problem above with c = 0, C = 1, s = p.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +47,7 @@ struct L1SvmOptions {
 };
 
 enum class RlpWeighting {
-    Uniform,        // p_i = 1 (004 eq. (1))
+    Uniform,        // p_i = 1 (Neumann et al. 2005, eq. (1))
     ClassBalanced,  // p_i = 1 / n_{y_i} (Bennett & Mangasarian 1992)
 };
 
@@ -61,10 +62,9 @@ struct RlpOptions {
 
 struct LpSvmResult {
     // As in LpResult: Success exactly when (w, b, xi) is an optimal vertex; a hard margin on
-    // data that no hyperplane separates gives infeasible = true and status NumericalIssue.
+    // data that no hyperplane separates is Infeasible (Unbounded cannot happen for valid
+    // options: the objective is >= 0).
     Status status = Status::NumericalIssue;
-    bool infeasible = false;
-    bool unbounded = false;       // cannot happen for valid options (the objective is >= 0)
     std::string message;
 
     Vector w;                     // d weights of the LP, i.e. for the scaled features z*x
@@ -76,7 +76,7 @@ struct LpSvmResult {
     Index n_nonzero = 0;          // features with |w_j| > zero_tolerance * max|w|
     IndexVector selected;         // those features, ascending
     std::int64_t iterations = 0;  // simplex pivots
-    double solve_seconds = 0.0;   // building and solving the LP
+    double seconds = 0.0;         // building and solving the LP
 
     bool optimal() const { return status == Status::Success; }
     // x.weights_original + b for every row of X (unscaled data, d columns).

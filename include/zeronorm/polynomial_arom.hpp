@@ -73,7 +73,7 @@ struct PolynomialAromOptions {
     double prune_tolerance = 1e-8;
     double convergence_tolerance = 1e-6;
     std::int64_t max_iterations = 1000;
-    SmoOptions smo = default_selection_smo();
+    SmoSettings smo = inner_smo_settings(1e-8);  // as SelectionOptions::smo
 
     void validate() const;  // InvalidArgument naming the field
 };

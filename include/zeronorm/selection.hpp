@@ -17,32 +17,25 @@
 
 namespace zeronorm {
 
-enum class SelectionMethod {
-    L2Arom,  // Problem 8: SVM on z*x, z <- z*|w|  (sec. 3.1-3.2)
-    L1Arom,  // Problem 7: the same loop with an LP per step, min sum_j |w_j| (sec. 3.1)
-    Rfe,     // recursive feature elimination with a linear SVM (sec. 4.3)
-    Corr,    // correlation score (mu+ - mu-)^2 / (s+^2 + s-^2)  (sec. 4.2)
+// Names of the built-in feature rankers (methods.hpp lists every registered one).
+struct SelectionMethod {
+    static constexpr const char* L2Arom = "l2-arom";  // Problem 8: SVM on z*x, z <- z*|w|  (sec. 3.1-3.2)
+    static constexpr const char* L1Arom = "l1-arom";  // Problem 7: the same loop with an LP per step (sec. 3.1)
+    static constexpr const char* Rfe = "rfe";         // recursive feature elimination, linear SVM (sec. 4.3)
+    static constexpr const char* Corr = "corr";       // (mu+ - mu-)^2 / (s+^2 + s-^2)  (sec. 4.2)
 };
 enum class MulticlassScheme { OneVsRest, WestonWatkins };
 
-SelectionMethod parse_selection_method(const std::string& name);  // "l2-arom", "l1-arom", "rfe", "corr"
-std::string to_string(SelectionMethod method);
 MulticlassScheme parse_multiclass_scheme(const std::string& name);  // "ovr", "ww"
 std::string to_string(MulticlassScheme scheme);
-
-// SMO settings used inside the selection methods by default (tolerance 1e-8).
-inline SmoOptions default_selection_smo() {
-    SmoOptions smo;
-    smo.tolerance = 1e-8;
-    return smo;
-}
 
 // Labels: two classes as -1/+1, or K >= 3 classes as 0..K-1 (every class present); multi-class
 // data is handled by one-vs-rest machines (Problem 11) for every method, or, for l2-AROM with
 // multiclass = WestonWatkins, by one Weston-Watkins M-SVM (Problem 10 with the objective
 // sum_k |w_k|^2, ww_svm.hpp) inside the loop and as the final classifier.
 struct SelectionOptions {
-    SelectionMethod method = SelectionMethod::L2Arom;
+    // A registered feature ranker's name (methods.hpp: feature_rankers()).
+    std::string method = SelectionMethod::L2Arom;
     // Feature counts wanted, in any order, each in 1..d, no duplicates; one run serves all of
     // them (AROM and RFE walk down a nested path once).
     std::vector<Index> feature_counts;
@@ -78,14 +71,13 @@ struct SelectionOptions {
     // margin of sec. 3.2. Both are independent of C and ridge above.
     double final_C = 100.0;
     double final_ridge = 0.0;
-    // SMO settings of the final classifier (C and ridge replaced by final_C, final_ridge); the
+    // SMO settings of the final classifier (its C and ridge are final_C, final_ridge); the
     // LIBSVM default tolerance 1e-3 suffices there, as nothing is iterated on its solution.
-    SmoOptions final_smo;
-    // Inner SMO settings (tolerance, iteration cap, shrinking); its C and ridge are ignored and
-    // replaced by the fields above. The tolerance defaults to 1e-8, not LIBSVM's 1e-3: the
-    // multiplicative update feeds the SMO's error back into z, and with 1e-3 z keeps moving by
-    // ~1e-4 per iteration, so the z-convergence test above would never pass.
-    SmoOptions smo = default_selection_smo();
+    SmoSettings final_smo;
+    // Inner SMO settings (C and ridge are the fields above). The tolerance is 1e-8, not LIBSVM's
+    // 1e-3: the multiplicative update feeds the SMO's error back into z, and with 1e-3 z keeps
+    // moving by ~1e-4 per iteration, so the z-convergence test above would never pass.
+    SmoSettings smo = inner_smo_settings(1e-8);
 
     // Throws InvalidArgument naming the bad field.
     void validate(Index n_features) const;

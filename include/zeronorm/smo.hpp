@@ -16,13 +16,35 @@
 
 namespace zeronorm {
 
-struct SmoOptions {
-    double C = 1.0;                    // box bound; +inf allowed when ridge > 0
-    double ridge = 0.0;                // added to the kernel diagonal
+// How the SMO iteration runs, apart from the problem it solves: the settings a method passes to
+// its inner SVMs, whose C and ridge come from the method's own options.
+struct SmoSettings {
     double tolerance = 1e-3;           // stop when the maximal KKT violation m(b) - M(b) <= tolerance
     std::int64_t max_iterations = 0;   // 0: max(10^7, 100 n) as LIBSVM
     bool shrinking = true;
     double cache_mb = 200.0;           // kernel-column cache, used when K is computed on the fly
+
+    // Throws InvalidArgument naming the field ("smo.tolerance ...").
+    void validate() const;
+};
+
+// The settings of an SMO run inside an outer loop (AROM, RFE, the sparse SVM): LIBSVM's, with a
+// tolerance tighter than its 1e-3, since the outer loop feeds the SMO's error back (each
+// method's options say why its value).
+inline SmoSettings inner_smo_settings(double tolerance) {
+    SmoSettings s;
+    s.tolerance = tolerance;
+    return s;
+}
+
+// One SVM dual: the settings plus its box bound and ridge.
+struct SmoOptions : SmoSettings {
+    double C = 1.0;                    // box bound; +inf allowed when ridge > 0
+    double ridge = 0.0;                // added to the kernel diagonal
+
+    SmoOptions() = default;
+    SmoOptions(const SmoSettings& settings, double box, double diagonal)
+        : SmoSettings(settings), C(box), ridge(diagonal) {}
 
     void validate() const;
 };

@@ -1,5 +1,5 @@
 // L0-norm and Lp-norm SVMs: kernel machines with few expansion terms (Huang, Zheng, King & Lyu,
-// "Arbitrary norm support vector machines", Neural Computation, accepted 2008; seed 002, §3.3-3.4).
+// "Arbitrary norm support vector machines", Neural Computation, 2008, §3.3-3.4).
 //
 // Each outer step t solves the SVM (3.7) over the expansion coefficients alpha,
 //
@@ -13,6 +13,7 @@
 // decision function f(x) = sum_i alpha_i k(x, x_i) + b uses only the few x_i with alpha_i != 0.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,7 @@
 
 namespace zeronorm {
 
-// How K_(t) is formed (002 §3.4.3).
+// How K_(t) is formed (Huang et al. 2008, §3.4.3).
 enum class SparseSvmVariant {
     // K_(t) = Lt (Lt K_mm Lt + C_alpha I)^-1 Lt on the active set, Lt = diag|alpha|^((2-p)/2):
     // the exact (K + C_alpha Lambda)^-1 written without inverting a zero alpha; one Cholesky
@@ -47,24 +48,18 @@ struct SparseSvmOptions {
     // never changes and the model is a plain SVM on the kernel K (K + C_alpha I)^-1 K.
     double p = 0.0;
     SparseSvmVariant variant = SparseSvmVariant::Exact;
-    double C_xi = 1.0;     // slack penalty (box bound of the dual 3.6); 002 §4.1 uses 1
-    double C_alpha = 0.2;  // weight of the sparsity term; 002 §4.1 uses 0.2
-    // Pruning and stopping threshold (002 §3.4.3, step 2 and step 7: 1e-4): terms with
+    double C_xi = 1.0;     // slack penalty (box bound of the dual 3.6); Huang et al. §4.1 use 1
+    double C_alpha = 0.2;  // weight of the sparsity term; Huang et al. §4.1 use 0.2
+    // Pruning and stopping threshold (Huang et al. §3.4.3, step 2 and step 7: 1e-4): terms with
     // |alpha_i| < epsilon are dropped for good (p < 2 only), and the loop stops when
     // max_i |alpha_i,(t+1) - alpha_i,(t)| < epsilon.
     double epsilon = 1e-4;
     int max_iterations = 100;  // T_max of step 7
-    // The inner SMO solver on Ktilde. smo.C is ignored: C_xi is the box bound. Its tolerance is
-    // tighter than LIBSVM's 1e-3 by default: alpha = K_(t) K (y.*beta) inherits the error of beta,
-    // and with 1e-3 the step-to-step jitter of alpha stays above epsilon = 1e-4 on Ripley (the
-    // loop then runs to max_iterations); 1e-5 lets it stop by step 7 (about 20 steps).
-    SmoOptions smo = default_inner_smo();
-
-    static SmoOptions default_inner_smo() {
-        SmoOptions s;
-        s.tolerance = 1e-5;
-        return s;
-    }
+    // The inner SMO solver on Ktilde (its box bound is C_xi, no ridge). Its tolerance is
+    // tighter than LIBSVM's 1e-3: alpha = K_(t) K (y.*beta) inherits the error of beta, and with
+    // 1e-3 the step-to-step jitter of alpha stays above epsilon = 1e-4 on Ripley (the loop then
+    // runs to max_iterations); 1e-5 lets it stop by step 7 (about 20 steps).
+    SmoSettings smo = inner_smo_settings(1e-5);
 
     // Throws InvalidArgument naming the bad field.
     void validate(Index n_features) const;
@@ -95,7 +90,7 @@ struct SparseSvmModel {
     SvmModel to_svm_model() const;
 };
 
-// One outer step t (steps 2-7 of 002 §3.4.3).
+// One outer step t (steps 2-7 of Huang et al. 2008, §3.4.3).
 struct SparseSvmIteration {
     Index active_terms = 0;  // m = |{i : |alpha_i,(t)| >= epsilon}| at the start of the step
     double objective = 0.0;  // dual objective (3.6) 1/2 beta'Htilde beta - 1'beta at its optimum
@@ -108,7 +103,7 @@ struct SparseSvmIteration {
 struct SparseSvmResult {
     SparseSvmModel model;
     std::vector<SparseSvmIteration> trace;
-    int iterations = 0;  // outer steps taken (SMO solves)
+    std::int64_t iterations = 0;  // outer steps taken (SMO solves)
     // Success: max|delta alpha| < epsilon. NoConvergence: stopped at max_iterations (the model
     // is the last iterate). NumericalIssue: every coefficient fell below epsilon (the model is
     // the constant b) or a later step failed numerically (the model is the last good iterate);
@@ -121,7 +116,7 @@ struct SparseSvmResult {
     // are merged: the count comparable with LIBSVM's number of support vectors.
     Index n_support_points = 0;
     Vector beta;  // final dual variables of (3.6), one per training sample
-    double train_seconds = 0.0;
+    double seconds = 0.0;  // wall time of training
 };
 
 // Trains on the whole data set (labels +-1, both classes present). Throws InvalidArgument for

@@ -40,7 +40,7 @@ struct SvmModel {
 struct SvmTrainResult {
     SvmModel model;
     SmoResult smo;            // the solver's result (beta, objective, status, iterations)
-    double train_seconds = 0.0;
+    double seconds = 0.0;  // wall time of training
 };
 
 // Trains on the whole data set; labels must be +-1 with both classes present.

@@ -15,6 +15,7 @@
 #include "cli.hpp"
 #include "zeronorm/cross_validation.hpp"
 #include "zeronorm/evaluation.hpp"
+#include "zeronorm/methods.hpp"
 #include "zeronorm/model_selection.hpp"
 
 namespace zeronorm::cli {
@@ -47,7 +48,9 @@ public:
                         "--schedule auto it picks the batched schedule)")
             ->check(CLI::IsMember({"float64", "float32"}))
             ->capture_default_str();
-        selection.add_to(*app, {"svm", "l2-arom", "l1-arom", "rfe", "corr"}, false, false);
+        std::vector<std::string> methods = ranker_names();
+        methods.insert(methods.begin(), "svm");  // the SVM on all features, no selection
+        selection.add_to(*app, methods, false, false);
         selection.method = "svm";
         svm.add_to(*app, true);
         preprocess.add_to(*app);
@@ -98,7 +101,9 @@ private:
         ZN_EXPECTS(plain_svm || !selection.feature_counts.empty(),
                    "--method " << selection.method << " needs --features R1,R2,...");
         if (plain_svm) {
-            selection.refuse_all("is for a selection method (--method l2-arom|l1-arom|rfe|corr)");
+            std::string rankers;
+            for (const std::string& name : ranker_names()) rankers += (rankers.empty() ? "" : "|") + name;
+            selection.refuse_all("is for a selection method (--method " + rankers + ")");
         } else {
             // The selection trains linear SVMs; the kernel flags of --method svm do not apply.
             ZN_EXPECTS(!svm.given("--kernel") || svm.kernel == "linear",

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "zeronorm/methods.hpp"
 #include "zeronorm/selection.hpp"
 
 namespace zeronorm::cli {
@@ -14,7 +15,7 @@ public:
     explicit SelectCommand(CLI::App& parent) {
         app = parent.add_subcommand("select", "Select features (l2-AROM, l1-AROM, RFE, CORR)");
         app->add_option("data", data_path, "Data (.csv, else LIBSVM format)")->required();
-        selection.add_to(*app, {"l2-arom", "l1-arom", "rfe", "corr"}, true);
+        selection.add_to(*app, ranker_names(), true);
         preprocess.add_to(*app);
         common.add_to(*app);
     }
@@ -31,7 +32,7 @@ public:
         SelectionCliOptions::validate(options, data.n_features());
 
         progress(common,
-                 "selecting with " + to_string(options.method) + " on " + backend->description());
+                 "selecting with " + options.method + " on " + backend->description());
         const SelectionResult result = select_features(*backend, data, options);
         if (result.status != Status::Success)
             warning(std::string("selection stopped with status ") + to_string(result.status));

@@ -1,15 +1,16 @@
 // zeronorm train DATA --model FILE: fits a two-class SVM and saves it with its preprocessing.
 //
 // --method svm (default): the L2-norm (dual) SVM of train_svm.
-// --method l0-svm: the sparse L0/Lp-norm SVM of train_sparse_svm (Huang et al. 2008, seed 002,
-// §3.4). Its model f(x) = sum_i alpha_i k(x, x_i) + b is saved as an ordinary model file (the
-// expansion points as support vectors, alpha as coefficients) plus a "method l0-svm ..." line,
-// so `zeronorm predict` uses it unchanged and evaluates only the sparse terms.
+// --method l0-svm: the sparse L0/Lp-norm SVM of train_sparse_svm (Huang et al. 2008, §3.4). Its
+// model f(x) = sum_i alpha_i k(x, x_i) + b is saved as an ordinary model file (the expansion
+// points as support vectors, alpha as coefficients) plus a "method l0-svm ..." line, so
+// `zeronorm predict` uses it unchanged and evaluates only the sparse terms.
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli.hpp"
+#include "zeronorm/methods.hpp"
 #include "zeronorm/model_io.hpp"
 #include "zeronorm/sparse_svm.hpp"
 
@@ -92,10 +93,12 @@ public:
         app = parent.add_subcommand("train", "Train a two-class SVM and save the model");
         app->add_option("data", data_path, "Training data (.csv, else LIBSVM format)")->required();
         app->add_option("-m,--model", model_path, "Where to write the model")->required();
-        app->add_option("--method", method,
-                        "svm: L2-norm SVM; l0-svm: sparse L0/Lp-norm SVM (Huang et al. 2008), "
-                        "few expansion terms")
-            ->check(CLI::IsMember({"svm", "l0-svm"}))
+        std::string method_help = "Method:";
+        for (const auto& c : classifiers())
+            method_help += "\n  " + c->info().name + ": " + c->info().description + " (" +
+                           c->info().citation + ")";
+        app->add_option("--method", method, method_help)
+            ->check(CLI::IsMember(classifier_names()))
             ->capture_default_str();
         svm.add_to(*app);
         width_option_ =
@@ -183,7 +186,7 @@ private:
             j["converged"] = converged;
             j["status"] = to_string(result.smo.status);
             j["bias"] = result.model.bias;
-            j["train_seconds"] = result.train_seconds;
+            j["train_seconds"] = result.seconds;
             j["backend"] = backend.description();
             save(file, j.dump() + "\n");
             return;
@@ -196,7 +199,7 @@ private:
           << "  iterations       " << result.smo.iterations << " (" << to_string(result.smo.status)
           << ")\n"
           << "  bias             " << fmt(result.model.bias) << "\n"
-          << "  training time    " << fmt(result.train_seconds) << " s\n"
+          << "  training time    " << fmt(result.seconds) << " s\n"
           << "  model            " << model_path << "\n";
         save(file, s.str());
     }
@@ -273,7 +276,7 @@ private:
             for (const auto& step : result.trace) active.push_back(step.active_terms);
             j["active_terms"] = std::move(active);  // m at the start of each outer step
             j["training_indices"] = result.model.training_indices;
-            j["train_seconds"] = result.train_seconds;
+            j["train_seconds"] = result.seconds;
             j["backend"] = backend.description();
             save(file, j.dump() + "\n");
             return;
@@ -288,7 +291,7 @@ private:
           << "  outer steps      " << result.iterations << " (" << to_string(result.status)
           << ")\n"
           << "  bias             " << fmt(result.model.bias) << "\n"
-          << "  training time    " << fmt(result.train_seconds) << " s\n"
+          << "  training time    " << fmt(result.seconds) << " s\n"
           << "  model            " << model_path << "\n";
         save(file, s.str());
     }

@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "zeronorm/io.hpp"
+#include "zeronorm/methods.hpp"
 
 namespace zeronorm::cli {
 
@@ -265,7 +266,12 @@ namespace zeronorm::cli {
 void SelectionCliOptions::add_to(CLI::App& app, const std::vector<std::string>& methods,
                                  bool features_required, bool solver_flags) {
     app_ = &app;
-    app.add_option("--method", method, "Method")->check(CLI::IsMember(methods))->capture_default_str();
+    std::string help = "Method:";
+    for (const std::string& name : methods)
+        help += "\n  " + name + ": " +
+                (name == "svm" ? std::string("the SVM on all features (no selection)")
+                               : find_ranker(name).info().description);
+    app.add_option("--method", method, help)->check(CLI::IsMember(methods))->capture_default_str();
     auto* features = app.add_option("-f,--features", feature_counts,
                                     "Numbers of features to select, comma-separated (one run "
                                     "serves all)")
@@ -305,12 +311,21 @@ const FlagNames selection_flag_names = {
     {"smo.cache_mb", "--cache-mb"}};
 }  // namespace
 
+namespace {
+// True when the ranker `method` lists the flag among its parameters.
+bool ranker_takes(const std::string& method, const std::string& flag) {
+    for (const ParameterInfo& p : find_ranker(method).info().parameters)
+        if (p.flag == flag) return true;
+    return false;
+}
+}  // namespace
+
 void SelectionCliOptions::check(bool cap_given) const {
-    ZN_EXPECTS(!cap_given || method == "l2-arom" || method == "l1-arom",
+    ZN_EXPECTS(!cap_given || ranker_takes(method, "--max-iterations"),
                "--max-iterations caps the AROM iterations; --method "
                    << method << " has no iteration cap"
                    << (method == "rfe" ? " (--rfe-fraction takes fewer rounds)" : ""));
-    ZN_EXPECTS(!given(app_->get_option("--rfe-fraction")) || method == "rfe",
+    ZN_EXPECTS(!given(app_->get_option("--rfe-fraction")) || ranker_takes(method, "--rfe-fraction"),
                "--rfe-fraction is for --method rfe, not " << method);
     if (given(app_->get_option("--final-ridge")))
         ZN_EXPECTS(std::isfinite(final_ridge) && final_ridge >= 0,
@@ -329,7 +344,7 @@ void SelectionCliOptions::validate(const SelectionOptions& options, Index n_feat
 
 SelectionOptions SelectionCliOptions::build() const {
     SelectionOptions options;
-    options.method = parse_selection_method(method);
+    options.method = method;
     options.multiclass = parse_multiclass_scheme(multiclass);
     options.feature_counts = feature_counts;
     std::sort(options.feature_counts.begin(), options.feature_counts.end(), std::greater<Index>());
