@@ -14,6 +14,7 @@
 
 #include "backends.hpp"
 #include "endless_input.hpp"
+#include "model_text_checks.hpp"
 #include "random.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/error.hpp"
@@ -91,32 +92,12 @@ std::vector<std::string> valid_lines() {
 }
 
 std::string join(const std::vector<std::string>& lines) {
-    std::string s;
-    for (const auto& l : lines) s += l + "\n";
-    return s;
+    return zeronorm::testing::join_lines(lines);
 }
 
-// Success when parsing `text` throws DataFormatError at m.model:line:column whose message
-// contains `key`.
 ::testing::AssertionResult rejected_at(const std::string& text, std::size_t line,
                                        std::size_t column, const std::string& key) {
-    try {
-        parse(text);
-    } catch (const DataFormatError& e) {
-        const std::string msg = e.what();
-        if (e.file() != "m.model" || e.line() != line || e.column() != column)
-            return ::testing::AssertionFailure()
-                   << "expected m.model:" << line << ":" << column << ", got: " << msg;
-        if (msg.rfind("m.model:" + std::to_string(line) + ":" + std::to_string(column) + ": ", 0) !=
-            0)
-            return ::testing::AssertionFailure() << "message lacks the position: " << msg;
-        if (msg.find(key) == std::string::npos)
-            return ::testing::AssertionFailure() << "message lacks '" << key << "': " << msg;
-        return ::testing::AssertionSuccess();
-    } catch (const std::exception& e) {
-        return ::testing::AssertionFailure() << "threw another exception: " << e.what();
-    }
-    return ::testing::AssertionFailure() << "did not throw";
+    return zeronorm::testing::model_rejected_at(text, line, column, key);
 }
 
 ::testing::AssertionResult line_replaced(std::size_t line, const std::string& replacement,

@@ -1,0 +1,373 @@
+// Model files, version 2: every kind the library trains survives save and load with identical
+// predictions, a version-1 file still loads and predicts as it did, and malformed version-2
+// files are DataFormatErrors at their line and column.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model_text_checks.hpp"
+#include "random.hpp"
+#include "zeronorm/backend.hpp"
+#include "zeronorm/error.hpp"
+#include "zeronorm/io.hpp"
+#include "zeronorm/linear_svm.hpp"
+#include "zeronorm/lp_svm.hpp"
+#include "zeronorm/model_io.hpp"
+#include "zeronorm/selection.hpp"
+#include "zeronorm/sparse_svm.hpp"
+#include "zeronorm/svm.hpp"
+#include "zeronorm/ww_svm.hpp"
+
+namespace {
+
+using zeronorm::DataFormatError;
+using zeronorm::Dataset;
+using zeronorm::Index;
+using zeronorm::KernelType;
+using zeronorm::Matrix;
+using zeronorm::ModelFile;
+using zeronorm::ModelKind;
+using zeronorm::SvmModel;
+using zeronorm::Vector;
+namespace testing = zeronorm::testing;
+
+const std::string tmp_dir = ZERONORM_TEST_TMP;
+
+std::string to_text(const ModelFile& file) {
+    std::ostringstream out;
+    zeronorm::write_model(out, file);
+    return out.str();
+}
+
+ModelFile parse(const std::string& text) {
+    std::istringstream in(text);
+    return zeronorm::parse_model(in, "m.model");
+}
+
+// A rbf SVM separating class `positive` (or +1) from the rest of `data`.
+SvmModel rbf_machine(zeronorm::Backend& backend, Dataset data, double positive) {
+    for (Index i = 0; i < data.y.size(); ++i) data.y[i] = data.y[i] == positive ? 1.0 : -1.0;
+    zeronorm::SvmOptions options;
+    options.kernel.type = KernelType::Rbf;
+    options.kernel.gamma = 0.3;
+    return zeronorm::train_svm(backend, data, options).model;
+}
+
+struct Trained {
+    std::string what;
+    ModelFile file;
+};
+
+// One model of every kind, trained by the library's trainers on data drawn from `rng`.
+std::vector<Trained> trained_models(zeronorm::Backend& backend, std::mt19937_64& rng) {
+    std::vector<Trained> out;
+    const Dataset two = testing::random_two_class(50, 4, rng);
+    const Dataset three = testing::marked_classes(60, 7, 2, 0, rng());
+    const auto labelled = [](ModelFile f, std::size_t classes) {
+        const char* names[] = {"no", "yes", "maybe"};
+        for (std::size_t k = 0; k < classes; ++k)
+            f.label_mapping[names[k]] = classes == 2 ? (k == 0 ? -1.0 : 1.0) : double(k);
+        return f;
+    };
+
+    ModelFile svm;
+    svm.model = rbf_machine(backend, two, 1.0);
+    svm.standardizer = zeronorm::Standardizer::fit(two.X);
+    svm.feature_names = {"a", "b", "c", "d \"quoted\""};
+    out.push_back({"kernel SVM", labelled(svm, 2)});
+
+    zeronorm::SparseSvmOptions sparse_options;
+    sparse_options.kernel.type = KernelType::Rbf;
+    sparse_options.kernel.gamma = 0.5;
+    ModelFile sparse;
+    sparse.kind = ModelKind::SparseExpansion;
+    sparse.model = zeronorm::train_sparse_svm(backend, two, sparse_options).model.to_svm_model();
+    sparse.method = {"l0-svm", {{"p", "0"}}};
+    out.push_back({"L0-SVM", sparse});
+
+    ModelFile ovr;
+    ovr.kind = ModelKind::OneVsRest;
+    for (int k = 0; k < 3; ++k) ovr.machines.push_back(rbf_machine(backend, three, double(k)));
+    out.push_back({"one-vs-rest", labelled(ovr, 3)});
+
+    ModelFile ww;
+    ww.kind = ModelKind::WestonWatkins;
+    ww.ww.kernel.type = KernelType::Rbf;
+    ww.ww.kernel.gamma = 0.2;
+    const zeronorm::DeviceMatrix X3 = backend.upload(three.X);
+    const Matrix K = backend.download(backend.kernel_matrix(ww.ww.kernel, X3, X3));
+    std::vector<int> classes;
+    for (Index i = 0; i < three.y.size(); ++i) classes.push_back(int(three.y[i]));
+    zeronorm::WwSvmOptions ww_options;
+    ww_options.C = 1.0;
+    const zeronorm::WwSvmResult w = zeronorm::solve_ww_svm(K, classes, 3, ww_options);
+    ww.ww.points = three.X;
+    ww.ww.coef = w.coef;
+    ww.ww.bias = w.bias;
+    out.push_back({"Weston-Watkins", labelled(ww, 3)});
+
+    const zeronorm::LinearSvmResult lin = zeronorm::train_linear_svm(two, {});
+    ModelFile linear;
+    linear.kind = ModelKind::Linear;
+    linear.linear.weights = lin.w;
+    linear.linear.bias = Vector::Constant(1, lin.bias);
+    out.push_back({"linear SVM", linear});
+
+    const zeronorm::LpSvmResult lp = zeronorm::train_l1_svm(two.X, two.y);
+    ModelFile l1;
+    l1.kind = ModelKind::Linear;
+    l1.linear.weights = lp.weights_original;
+    l1.linear.bias = Vector::Constant(1, lp.b);
+    out.push_back({"l1-SVM", l1});
+
+    // The final one-vs-rest classifiers of a selection, on 3 of the 7 columns.
+    zeronorm::SelectionOptions selection;
+    selection.feature_counts = {3};
+    selection.ridge = 1e-3;
+    const zeronorm::FeatureSubset subset =
+        zeronorm::select_features(backend, three, selection).subsets.front();
+    ModelFile selected;
+    selected.kind = ModelKind::Linear;
+    selected.linear.weights = subset.class_weights;
+    selected.linear.bias.resize(Index(subset.classifiers.size()));
+    for (std::size_t k = 0; k < subset.classifiers.size(); ++k)
+        selected.linear.bias[Index(k)] = subset.classifiers[k].bias;
+    selected.columns = subset.selected;
+    selected.n_inputs = three.n_features();
+    selected.method = {"l2-arom", {{"features", "3"}}};
+    out.push_back({"selection on a column subset", labelled(selected, 3)});
+    return out;
+}
+
+// ---- round trips ----------------------------------------------------------------------------
+
+TEST(ModelIoV2, EveryKindPredictsIdenticallyAfterSaveAndLoad) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed());
+    auto backend = zeronorm::make_cpu_backend();
+    const std::string path = tmp_dir + "/model_io_v2_round_trip.model";
+    for (const Trained& t : trained_models(*backend, rng)) {
+        SCOPED_TRACE(t.what);
+        zeronorm::save_model(t.file, path);
+        const ModelFile back = zeronorm::load_model_file(path);
+        EXPECT_EQ(back.kind, t.file.kind);
+        EXPECT_EQ(back.n_classes(), t.file.n_classes());
+        EXPECT_EQ(back.columns, t.file.columns);
+        EXPECT_EQ(back.label_mapping, t.file.label_mapping);
+        EXPECT_EQ(back.feature_names, t.file.feature_names);
+        EXPECT_EQ(back.method.parameters, t.file.method.parameters);
+        EXPECT_EQ(to_text(back), to_text(t.file));
+
+        const Matrix X = testing::random_matrix(120, t.file.n_raw_features(), rng, -3, 3);
+        const Matrix f = t.file.decision_function(*backend, t.file.preprocess(X));
+        const Matrix g = back.decision_function(*backend, back.preprocess(X));
+        EXPECT_EQ(f, g);
+        const Vector labels = back.predict(*backend, X);
+        EXPECT_EQ(labels, t.file.predict(*backend, X));
+        // The labels use the model's coding: +-1, or 0..K-1.
+        for (Index i = 0; i < labels.size(); ++i)
+            ASSERT_TRUE(t.file.n_classes() == 2 ? std::abs(labels[i]) == 1.0
+                                                : labels[i] >= 0 && labels[i] < t.file.n_classes())
+                << labels[i];
+    }
+}
+
+TEST(ModelIoV2, SelectedColumnsPredictAsTheSelectionsClassifiers) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed());
+    auto backend = zeronorm::make_cpu_backend();
+    const Trained t = trained_models(*backend, rng).back();
+    const ModelFile back = parse(to_text(t.file));
+    const Matrix X = testing::random_matrix(80, 7, rng, -1, 4);
+    Matrix Xs(X.rows(), 3);
+    for (Index j = 0; j < 3; ++j) Xs.col(j) = X.col(t.file.columns[std::size_t(j)]);
+    // argmax of the rules on the chosen columns, by hand
+    const Matrix f = (Xs * t.file.linear.weights).rowwise() + t.file.linear.bias.transpose();
+    const Vector labels = back.predict(*backend, X);
+    for (Index i = 0; i < X.rows(); ++i) {
+        Index best = 0;
+        f.row(i).maxCoeff(&best);
+        EXPECT_EQ(labels[i], double(best)) << "row " << i;
+    }
+}
+
+TEST(ModelIoV2, VersionTwoIsTheDefaultAndVersionOneOnlyHoldsTwoClassExpansions) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed());
+    auto backend = zeronorm::make_cpu_backend();
+    for (const Trained& t : trained_models(*backend, rng)) {
+        SCOPED_TRACE(t.what);
+        EXPECT_EQ(to_text(t.file).rfind("zeronorm-model 2\nkind " + zeronorm::to_string(t.file.kind) + "\n", 0), 0u);
+        std::ostringstream v1;
+        const bool two_class_kernel =
+            t.file.kind == ModelKind::KernelExpansion || t.file.kind == ModelKind::SparseExpansion;
+        if (two_class_kernel) {
+            zeronorm::write_model(v1, t.file, 1);
+            const ModelFile back = parse(v1.str());
+            EXPECT_EQ(back.kind, t.file.kind);  // the sparse one by its method line
+            EXPECT_EQ(back.model.coef, t.file.model.coef);
+        } else {
+            EXPECT_THROW(zeronorm::write_model(v1, t.file, 1), zeronorm::InvalidArgument);
+            EXPECT_THROW(
+                {
+                    const std::string path = tmp_dir + "/model_io_v2_kind.model";
+                    zeronorm::save_model(t.file, path);
+                    zeronorm::load_model(path);
+                },
+                zeronorm::InvalidArgument);
+        }
+    }
+}
+
+// A file written by the version-1 writer (zeronorm train --kernel rbf --gamma 2 -C 10
+// --standardize on ripley_train.csv) loads and predicts as it did: 116 errors of 1000 on
+// ripley_test.csv; rewritten as version 2 it predicts the same.
+TEST(ModelIoV2, VersionOneFixtureStillLoadsAndPredicts) {
+    const ModelFile v1 = zeronorm::load_model_file(ZERONORM_TEST_FIXTURES "/ripley_rbf_v1.model");
+    EXPECT_EQ(v1.kind, ModelKind::KernelExpansion);
+    EXPECT_EQ(v1.model.n_support(), 87);
+    ASSERT_TRUE(v1.standardizer.has_value());
+    const Dataset test = zeronorm::read_dataset(ZERONORM_DATA_DIR "/ripley/ripley_test.csv");
+    auto backend = zeronorm::make_cpu_backend();
+    const Vector predicted = v1.predict(*backend, test.X);
+    Index errors = 0;
+    for (Index i = 0; i < predicted.size(); ++i) errors += predicted[i] != test.y[i];
+    EXPECT_EQ(errors, 116);
+    const ModelFile v2 = parse(to_text(v1));
+    EXPECT_EQ(v2.predict(*backend, test.X), predicted);
+}
+
+// ---- malformed version-2 files ----------------------------------------------------------------
+
+using testing::join_lines;
+using testing::model_rejected_at;
+
+// Line i+1 of the file is lines[i].
+const std::vector<std::string> linear_lines = {
+    "zeronorm-model 2",                                                             // 1
+    "kind linear", "n_classes 3", "n_inputs 4", "n_features 2", "columns 3 1",      // 2-6
+    "machine 1", "bias 0.5", "weights 1 -1",                                         // 7-9
+    "machine 2", "bias 0", "weights 0.5 2",                                          // 10-12
+    "machine 3", "bias -1", "weights -2 0.25",                                       // 13-15
+    "standardize 4", "mean 0 1 2 3", "scale 1 1 2 2",                                // 16-18
+    "labels 3", "\"a\" 0", "\"b\" 1", "\"c\" 2",                                     // 19-22
+    "end"};                                                                          // 23
+
+const std::vector<std::string> ww_lines = {
+    "zeronorm-model 2", "kind weston-watkins", "n_classes 3", "n_inputs 2",          // 1-4
+    "kernel rbf", "gamma 0.5", "degree 3", "coef0 0",                                // 5-8
+    "n_features 2", "columns all", "theta 0",                                        // 9-11
+    "bias 0.1 -0.2 0.1", "n_support 2",                                              // 12-13
+    "0.5 -0.25 -0.25 1 2", "-0.5 0.25 0.25 0 1",                                     // 14-15
+    "end"};                                                                          // 16
+
+const std::vector<std::string> ovr_lines = {
+    "zeronorm-model 2", "kind one-vs-rest", "n_classes 3", "n_inputs 1",             // 1-4
+    "kernel linear", "gamma 1", "degree 3", "coef0 0",                               // 5-8
+    "n_features 1", "columns all", "theta 0",                                        // 9-11
+    "machine 1", "bias 0", "n_support 1", "1 2",                                     // 12-15
+    "machine 2", "bias 1", "n_support 0",                                            // 16-18
+    "machine 3", "bias -1", "n_support 1", "-1 0.5",                                 // 19-22
+    "end"};                                                                          // 23
+
+// Line `line` of one of the valid files above replaced; the error is expected at error_line
+// (0: the replaced line) and column, with `key` in its message.
+struct Malformed {
+    const std::vector<std::string>& lines;
+    std::size_t line;
+    std::string replacement;
+    std::size_t error_line;
+    std::size_t column;
+    std::string key;
+};
+
+void expect_rejected(const std::vector<Malformed>& cases) {
+    for (const Malformed& c : cases) {
+        auto lines = c.lines;
+        lines[c.line - 1] = c.replacement;
+        EXPECT_TRUE(model_rejected_at(join_lines(lines), c.error_line == 0 ? c.line : c.error_line,
+                                      c.column, c.key))
+            << "line " << c.line << " replaced by '" << c.replacement << "'";
+    }
+}
+
+TEST(ModelIoV2Malformed, ValidFilesLoad) {
+    const ModelFile linear = parse(join_lines(linear_lines));
+    EXPECT_EQ(linear.kind, ModelKind::Linear);
+    EXPECT_EQ(linear.n_classes(), 3);
+    EXPECT_EQ(linear.columns, (zeronorm::IndexVector{3, 1}));
+    EXPECT_EQ(linear.linear.weights(1, 2), 0.25);
+    EXPECT_EQ(to_text(linear), join_lines(linear_lines));
+    const ModelFile ww = parse(join_lines(ww_lines));
+    EXPECT_EQ(ww.ww.coef(1, 0), -0.5);
+    EXPECT_EQ(ww.ww.points(0, 1), 2.0);
+    EXPECT_EQ(to_text(ww), join_lines(ww_lines));
+    const ModelFile ovr = parse(join_lines(ovr_lines));
+    EXPECT_EQ(ovr.machines[1].n_support(), 0);
+    EXPECT_EQ(ovr.machines[2].coef[0], -1.0);
+    EXPECT_EQ(to_text(ovr), join_lines(ovr_lines));
+    // Decision values on raw rows: standardised, then columns 3 and 1.
+    auto backend = zeronorm::make_cpu_backend();
+    Matrix X(1, 4);
+    X << 0, 3, 2, 7;  // standardised: (0, 2, 0, 2); columns 3, 1: (2, 2)
+    const Matrix f = linear.decision_function(*backend, linear.preprocess(X));
+    EXPECT_EQ(f(0, 0), 0.5);
+    EXPECT_EQ(f(0, 1), 5.0);
+    EXPECT_EQ(f(0, 2), -4.5);
+    EXPECT_EQ(linear.predict(*backend, X)[0], 1.0);
+}
+
+// Kind and class count, the columns, every count, and labels that must fit the classes.
+TEST(ModelIoV2Malformed, RejectedAtTheirLineAndColumn) {
+    expect_rejected({
+        {linear_lines, 2, "kind poly", 0, 6, "unknown model kind 'poly'"},
+        {ww_lines, 3, "n_classes 2", 0, 11, "needs n_classes >= 3"},
+        {ovr_lines, 2, "kind kernel-expansion", 3, 11, "has 2 classes, not 3"},
+        {linear_lines, 3, "n_classes 1", 0, 11, "n_classes must be in 2.."},
+        // A linear model has no kernel lines; a kernel kind needs them.
+        {linear_lines, 5, "kernel linear", 0, 1, "expected 'n_features', found 'kernel'"},
+        {ww_lines, 5, "n_features 2", 0, 1, "expected 'kernel', found 'n_features'"},
+        {linear_lines, 6, "columns 4 1", 0, 9, "outside the 4 inputs"},
+        {linear_lines, 6, "columns 1 1", 0, 11, "column 1 appears twice"},
+        {linear_lines, 6, "columns -1 1", 0, 9, "must be in 0.."},
+        {linear_lines, 6, "columns 3", 0, 10, "expected column 2 of 2"},
+        {linear_lines, 6, "columns 3 1 0", 0, 13, "unexpected text '0'"},
+        {linear_lines, 6, "columns all", 0, 9, "needs n_features = n_inputs"},
+        {linear_lines, 6, "columns", 0, 8, "expected 'all' or 2 column indices"},
+        // Linear: weights per machine; machines numbered 1..K, K of them.
+        {linear_lines, 9, "weights 1", 0, 10, "expected 2 values, found 1"},
+        {linear_lines, 12, "weights 1 2 3", 0, 13, "more than the 2 values"},
+        {linear_lines, 10, "machine 3", 0, 9, "expected machine 2"},
+        {linear_lines, 13, "standardize 4", 0, 1, "expected 'machine'"},
+        {ovr_lines, 19, "end", 0, 1, "expected 'machine', found 'end'"},
+        // One-vs-rest: each machine's n_support.
+        {ovr_lines, 18, "n_support 1", 19, 1,
+         "support vector 1 of 1 (coef and 1 features) value 1, got 'machine'"},
+        {ovr_lines, 14, "n_support 2", 16, 1, "support vector 2 of 2"},
+        // Weston-Watkins: K biases, K coefficients and d features per row.
+        {ww_lines, 12, "bias 0.1 -0.2", 0, 14, "expected 3 values, found 2"},
+        {ww_lines, 14, "0.5 -0.25 -0.25 1", 0, 18, "expected 5 values, found 4"},
+        {ww_lines, 13, "n_support 3", 16, 1, "support vector 3 of 3 (3 coefs and 2"},
+        // Sections describe the n_inputs raw columns.
+        {linear_lines, 16, "standardize 2", 0, 13,
+         "standardize has 2 entries but the model has 4 inputs"},
+        {linear_lines, 17, "mean 0 1 2", 0, 11, "expected 4 values, found 3"},
+        {linear_lines, 22, "\"c\" 3", 0, 5, "must map to a class 0..2 of the 3"},
+        {linear_lines, 22, "\"c\" 1.5", 0, 5, "must map to a class 0..2"},
+        {linear_lines, 22, "\"c\" -1", 0, 5, "must map to a class 0..2"},
+        {linear_lines, 22, "\"c\" 1", 0, 5, "two labels map to 1"},
+        {linear_lines, 19, "labels 4", 0, 8, "the labels count must be in 1..3"},
+    });
+    // Two classes: +-1 as in version 1.
+    auto two = linear_lines;
+    two[2] = "n_classes 2";
+    two.erase(two.begin() + 9, two.begin() + 15);  // machines 2 and 3
+    two.erase(two.begin() + 13, two.begin() + 17);  // the labels
+    two.insert(two.end() - 1, {"labels 2", "\"a\" -1", "\"b\" 0"});
+    EXPECT_TRUE(model_rejected_at(join_lines(two), 15, 5, "must map to -1 or 1"));
+}
+
+}  // namespace
