@@ -56,6 +56,27 @@ SvmModel rbf_machine(zeronorm::Backend& backend, Dataset data, double positive) 
     return zeronorm::train_svm(backend, data, options).model;
 }
 
+zeronorm::FeatureSubset select_three(zeronorm::Backend& backend, const Dataset& data) {
+    zeronorm::SelectionOptions selection;
+    selection.feature_counts = {3};
+    selection.ridge = 1e-3;
+    return zeronorm::select_features(backend, data, selection).subsets.front();
+}
+
+// The linear rules of a selection's final classifiers, on their columns of n_inputs.
+ModelFile selection_model(const zeronorm::FeatureSubset& subset, Index n_inputs) {
+    ModelFile file;
+    file.kind = ModelKind::Linear;
+    file.linear.weights = subset.class_weights;
+    file.linear.bias.resize(Index(subset.classifiers.size()));
+    for (std::size_t k = 0; k < subset.classifiers.size(); ++k)
+        file.linear.bias[Index(k)] = subset.classifiers[k].bias;
+    file.columns = subset.selected;
+    file.n_inputs = n_inputs;
+    file.method = {"l2-arom", {{"features", "3"}}};
+    return file;
+}
+
 struct Trained {
     std::string what;
     ModelFile file;
@@ -124,20 +145,7 @@ std::vector<Trained> trained_models(zeronorm::Backend& backend, std::mt19937_64&
     out.push_back({"l1-SVM", l1});
 
     // The final one-vs-rest classifiers of a selection, on 3 of the 7 columns.
-    zeronorm::SelectionOptions selection;
-    selection.feature_counts = {3};
-    selection.ridge = 1e-3;
-    const zeronorm::FeatureSubset subset =
-        zeronorm::select_features(backend, three, selection).subsets.front();
-    ModelFile selected;
-    selected.kind = ModelKind::Linear;
-    selected.linear.weights = subset.class_weights;
-    selected.linear.bias.resize(Index(subset.classifiers.size()));
-    for (std::size_t k = 0; k < subset.classifiers.size(); ++k)
-        selected.linear.bias[Index(k)] = subset.classifiers[k].bias;
-    selected.columns = subset.selected;
-    selected.n_inputs = three.n_features();
-    selected.method = {"l2-arom", {{"features", "3"}}};
+    ModelFile selected = selection_model(select_three(backend, three), three.n_features());
     out.push_back({"selection on a column subset", labelled(selected, 3)});
     return out;
 }
@@ -179,19 +187,21 @@ TEST(ModelIoV2, SelectedColumnsPredictAsTheSelectionsClassifiers) {
     ZN_SEED_TRACE();
     std::mt19937_64 rng(testing::test_seed());
     auto backend = zeronorm::make_cpu_backend();
-    const Trained t = trained_models(*backend, rng).back();
-    const ModelFile back = parse(to_text(t.file));
+    const Dataset three = testing::marked_classes(60, 7, 2, 0, rng());
+    const zeronorm::FeatureSubset subset = select_three(*backend, three);
+    const ModelFile back = parse(to_text(selection_model(subset, 7)));
+    // The selection's own machines on its columns of fresh data.
     const Matrix X = testing::random_matrix(80, 7, rng, -1, 4);
     Matrix Xs(X.rows(), 3);
-    for (Index j = 0; j < 3; ++j) Xs.col(j) = X.col(t.file.columns[std::size_t(j)]);
-    // argmax of the rules on the chosen columns, by hand
-    const Matrix f = (Xs * t.file.linear.weights).rowwise() + t.file.linear.bias.transpose();
-    const Vector labels = back.predict(*backend, X);
-    for (Index i = 0; i < X.rows(); ++i) {
-        Index best = 0;
-        f.row(i).maxCoeff(&best);
-        EXPECT_EQ(labels[i], double(best)) << "row " << i;
+    for (Index j = 0; j < 3; ++j) Xs.col(j) = X.col(subset.selected[std::size_t(j)]);
+    const Matrix f = back.decision_function(*backend, back.preprocess(X));
+    ASSERT_EQ(f.cols(), 3);
+    for (Index k = 0; k < 3; ++k) {
+        const Vector expected = subset.classifiers[std::size_t(k)].decision_function(*backend, Xs);
+        EXPECT_LT((f.col(k) - expected).cwiseAbs().maxCoeff(), 1e-9) << "machine " << k;
     }
+    // Class k is the argmax, and on the training data the marked columns give it away.
+    EXPECT_EQ(back.predict(*backend, three.X), three.y);
 }
 
 TEST(ModelIoV2, VersionTwoIsTheDefaultAndVersionOneOnlyHoldsTwoClassExpansions) {
