@@ -41,7 +41,11 @@ void append_number(std::string& s, double v) {
 }
 
 bool is_kernel_kind(ModelKind kind) {
-    return kind != ModelKind::Linear;
+    return kind != ModelKind::Linear && kind != ModelKind::Polynomial;
+}
+
+bool is_two_class_expansion(ModelKind kind) {
+    return kind == ModelKind::KernelExpansion || kind == ModelKind::SparseExpansion;
 }
 
 }  // namespace detail
@@ -54,7 +58,11 @@ constexpr std::pair<ModelKind, const char*> kind_names[] = {
     {ModelKind::OneVsRest, "one-vs-rest"},
     {ModelKind::WestonWatkins, "weston-watkins"},
     {ModelKind::Linear, "linear"},
+    {ModelKind::Polynomial, "polynomial"},
 };
+
+
+using detail::max_term_factors;
 
 bool same_kernel(const KernelSpec& a, const KernelSpec& b) {
     return a.type == b.type && a.gamma == b.gamma && a.degree == b.degree && a.coef0 == b.coef0 &&
@@ -65,7 +73,8 @@ bool same_kernel(const KernelSpec& a, const KernelSpec& b) {
 void validate_expansion(const KernelSpec& kernel, const Matrix& points, Index n_coef_rows,
                         const std::string& what) {
     const Index d = points.cols();
-    ZN_EXPECTS(d >= 1, what << ": the support-vector matrix has no columns (is the model trained?)");
+    ZN_EXPECTS(d >= 1,
+               what << ": the support-vector matrix has no columns (is the model trained?)");
     ZN_EXPECTS_DIM(n_coef_rows == points.rows(), what << ": " << n_coef_rows
                                                       << " coefficient rows for " << points.rows()
                                                       << " support vectors");
@@ -102,16 +111,21 @@ void validate_method(const ModelMethod& method) {
 
 // The kind's own part; the blocks of the other kinds must be empty.
 void validate_classifier(const ModelFile& f) {
-    const bool uses_model = f.kind == ModelKind::KernelExpansion || f.kind == ModelKind::SparseExpansion;
-    ZN_EXPECTS(uses_model || (f.model.support_vectors.size() == 0 && f.model.coef.size() == 0),
+    ZN_EXPECTS(detail::is_two_class_expansion(f.kind) ||
+                   (f.model.support_vectors.size() == 0 && f.model.coef.size() == 0),
                "model: a " << to_string(f.kind) << " model keeps its machines outside `model`");
     ZN_EXPECTS(f.kind == ModelKind::OneVsRest || f.machines.empty(),
                "model: `machines` is for one-vs-rest models only");
-    ZN_EXPECTS(f.kind == ModelKind::WestonWatkins || (f.ww.points.size() == 0 && f.ww.coef.size() == 0 &&
-                                                       f.ww.bias.size() == 0),
+    ZN_EXPECTS(f.kind == ModelKind::WestonWatkins ||
+                   (f.ww.points.size() == 0 && f.ww.coef.size() == 0 && f.ww.bias.size() == 0),
                "model: `ww` is for weston-watkins models only");
-    ZN_EXPECTS(f.kind == ModelKind::Linear || (f.linear.weights.size() == 0 && f.linear.bias.size() == 0),
+    ZN_EXPECTS(f.kind == ModelKind::Linear ||
+                   (f.linear.weights.size() == 0 && f.linear.bias.size() == 0),
                "model: `linear` is for linear models only");
+    ZN_EXPECTS(f.kind == ModelKind::Polynomial ||
+                   (f.polynomial.n_features == 0 && f.polynomial.factors.empty() &&
+                    f.polynomial.coef.size() == 0),
+               "model: `polynomial` is for polynomial models only");
     switch (f.kind) {
     case ModelKind::KernelExpansion:
     case ModelKind::SparseExpansion:
@@ -151,6 +165,25 @@ void validate_classifier(const ModelFile& f) {
                    "model: weights and biases must be finite");
         break;
     }
+    case ModelKind::Polynomial: {
+        const PolynomialRule& p = f.polynomial;
+        ZN_EXPECTS(p.n_features >= 1, "model: the polynomial has no features");
+        ZN_EXPECTS_DIM(p.coef.size() == Index(p.factors.size()),
+                       "model: " << p.coef.size() << " coefficients for " << p.factors.size()
+                                 << " terms");
+        for (const IndexVector& term : p.factors) {
+            ZN_EXPECTS(!term.empty() && term.size() <= max_term_factors,
+                       "model: a polynomial term has " << term.size() << " factors (1.."
+                                                       << max_term_factors << ")");
+            for (const Index j : term)
+                ZN_EXPECTS(j >= 0 && j < p.n_features,
+                           "model: polynomial factor " << j << " outside the " << p.n_features
+                                                       << " features");
+        }
+        ZN_EXPECTS(p.coef.allFinite() && std::isfinite(p.bias),
+                   "model: coefficients and bias must be finite");
+        break;
+    }
     }
 }
 
@@ -187,6 +220,7 @@ Index ModelFile::n_features() const {
     case ModelKind::OneVsRest: return machines.empty() ? 0 : machines[0].n_features();
     case ModelKind::WestonWatkins: return ww.points.cols();
     case ModelKind::Linear: return linear.weights.rows();
+    case ModelKind::Polynomial: return polynomial.n_features;
     default: return model.n_features();
     }
 }
@@ -212,7 +246,8 @@ const KernelSpec* ModelFile::kernel() const {
     switch (kind) {
     case ModelKind::OneVsRest: return machines.empty() ? nullptr : &machines[0].kernel;
     case ModelKind::WestonWatkins: return &ww.kernel;
-    case ModelKind::Linear: return nullptr;
+    case ModelKind::Linear:
+    case ModelKind::Polynomial: return nullptr;
     default: return &model.kernel;
     }
 }
@@ -248,6 +283,15 @@ Matrix ModelFile::decision_function(Backend& backend, const Matrix& input) const
     case ModelKind::Linear:
         ZN_EXPECTS(input.allFinite(), "prediction data contains NaN or Inf");
         out = (input * linear.weights).rowwise() + linear.bias.transpose();
+        break;
+    case ModelKind::Polynomial:
+        ZN_EXPECTS(input.allFinite(), "prediction data contains NaN or Inf");
+        out.setConstant(polynomial.bias);
+        for (std::size_t t = 0; t < polynomial.factors.size(); ++t) {
+            Vector term = Vector::Constant(input.rows(), polynomial.coef[Index(t)]);
+            for (const Index j : polynomial.factors[t]) term.array() *= input.col(j).array();
+            out.col(0) += term;
+        }
         break;
     default:
         out.col(0) = model.decision_function(backend, input);
@@ -299,7 +343,8 @@ void ModelFile::validate() const {
                    "model: standardizer scales must be finite and positive");
     }
     ZN_EXPECTS_DIM(feature_names.empty() || Index(feature_names.size()) == raw,
-                   "model: " << feature_names.size() << " feature names for " << raw << " features");
+                   "model: " << feature_names.size() << " feature names for " << raw
+                             << " features");
     validate_method(method);
     const int K = n_classes();
     ZN_EXPECTS(label_mapping.size() <= std::size_t(K),

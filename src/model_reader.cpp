@@ -17,6 +17,9 @@
 //                                                          weston-watkins (K >= 3)
 //              | ("machine" SP k NL "bias" SP num NL "weights" (SP num){d} NL){m}
 //                                                          linear (m = 1 for K = 2, else K)
+//              | "bias" SP num NL "n_terms" SP n NL (num (SP index){1..64} NL){n}
+//                                                          polynomial (K = 2; coef, then the
+//                                                          0-based factors of the term)
 //   section   := "method" SP name (SP key "=" value)*             (metadata; see ModelMethod)
 //              | "log10" SP (0|1)
 //              | "standardize" SP D NL "mean" (SP num){D} NL "scale" (SP num){D}
@@ -55,6 +58,7 @@ namespace zeronorm {
 namespace {
 
 using detail::max_model_count;
+using detail::max_term_factors;
 
 bool uses_gamma(KernelType t) {
     return t == KernelType::Polynomial || t == KernelType::Rbf || t == KernelType::WeightedRbf ||
@@ -212,6 +216,7 @@ public:
         return cur_;
     }
     const char* line_begin() const { return lb_; }
+    const char* line_end() const { return le_; }
     std::size_t line() const { return line_; }
 
 private:
@@ -308,7 +313,8 @@ private:
         {
             const char* at = in_.here();
             K_ = read_value("n_classes", 2, max_model_count);
-            const bool two = kind == ModelKind::KernelExpansion || kind == ModelKind::SparseExpansion;
+            const bool two =
+                detail::is_two_class_expansion(kind) || kind == ModelKind::Polynomial;
             const bool multi = kind == ModelKind::OneVsRest || kind == ModelKind::WestonWatkins;
             if (two && K_ != 2)
                 in_.fail(at, "a " + to_string(kind) + " model has 2 classes, not " +
@@ -322,7 +328,7 @@ private:
         const bool has_kernel = detail::is_kernel_kind(kind);
         if (has_kernel) read_kernel(kernel);
         d_ = read_count("n_features", 1);
-        limit_line_values(std::max(raw_, d_ + Index(K_)) + 1,
+        limit_line_values(std::max({raw_, d_ + Index(K_), Index(max_term_factors)}) + 1,
                           "n_inputs = " + std::to_string(raw_) + ", n_features = " +
                               std::to_string(d_) + " and n_classes = " + std::to_string(K_) +
                               " allow");
@@ -351,6 +357,9 @@ private:
             break;
         case ModelKind::Linear:
             read_linear();
+            break;
+        case ModelKind::Polynomial:
+            read_polynomial();
             break;
         }
     }
@@ -432,7 +441,8 @@ private:
         std::set<Index> seen;
         for (Index j = 0; j < d_; ++j) {
             const char* c_at = in_.here();
-            const std::string what = "column " + std::to_string(j + 1) + " of " + std::to_string(d_);
+            const std::string what =
+                "column " + std::to_string(j + 1) + " of " + std::to_string(d_);
             const auto c = static_cast<Index>(in_.integer(what, 0, max_model_count));
             if (c >= raw_)
                 in_.fail(c_at, what + " is " + std::to_string(c) + ", outside the " +
@@ -502,8 +512,38 @@ private:
             weights.push_back(in_.numbers(d_, "weights"));
         }
         file_.linear.weights.resize(d_, Index(m));
-        for (std::size_t k = 0; k < weights.size(); ++k) file_.linear.weights.col(Index(k)) = weights[k];
+        for (std::size_t k = 0; k < weights.size(); ++k)
+            file_.linear.weights.col(Index(k)) = weights[k];
         file_.linear.bias = Eigen::Map<const Vector>(bias.data(), Index(bias.size()));
+    }
+
+    void read_polynomial() {
+        PolynomialRule& p = file_.polynomial;
+        p.n_features = d_;
+        in_.key("bias");
+        p.bias = in_.number("bias");
+        in_.expect_end_of_line("bias");
+        const Index n = read_count("n_terms", 0);
+        std::vector<double> coef;
+        for (Index t = 0; t < n; ++t) {
+            const std::string what = "term " + std::to_string(t + 1) + " of " + std::to_string(n);
+            in_.expect_line(what + " (coef and 1-" + std::to_string(max_term_factors) +
+                            " factors)");
+            coef.push_back(in_.number(what + " coef"));
+            IndexVector factors;
+            while (true) {
+                const char* at = in_.here();
+                if (at == in_.line_end()) break;
+                if (factors.size() == max_term_factors)
+                    in_.fail(at, what + ": more than " + std::to_string(max_term_factors) +
+                                     " factors");
+                const std::string factor = what + " factor " + std::to_string(factors.size() + 1);
+                factors.push_back(static_cast<Index>(in_.integer(factor, 0, d_ - 1)));
+            }
+            if (factors.empty()) in_.fail(in_.here(), what + " has no factors");
+            p.factors.push_back(std::move(factors));
+        }
+        p.coef = Eigen::Map<const Vector>(coef.data(), Index(coef.size()));
     }
 
     // Optional sections, then "end".
@@ -603,7 +643,8 @@ private:
             std::string text = in_.quoted(what);
             const char* at = in_.here();
             const double value = in_.number(what);
-            if (K_ == 2 && value != 1.0 && value != -1.0) in_.fail(at, what + " must map to -1 or 1");
+            if (K_ == 2 && value != 1.0 && value != -1.0)
+                in_.fail(at, what + " must map to -1 or 1");
             if (K_ > 2 && !(value >= 0 && value < double(K_) && value == std::floor(value)))
                 in_.fail(at, what + " must map to a class 0.." + std::to_string(K_ - 1) +
                                  " of the " + std::to_string(K_) + " classes");
@@ -652,7 +693,7 @@ ModelFile load_model_file(const std::string& path) {
 
 SvmModel load_model(const std::string& path) {
     ModelFile file = load_model_file(path);
-    if (file.kind != ModelKind::KernelExpansion && file.kind != ModelKind::SparseExpansion)
+    if (!detail::is_two_class_expansion(file.kind))
         throw InvalidArgument(path + " holds a " + to_string(file.kind) +
                               " model, not a two-class kernel expansion");
     return std::move(file.model);

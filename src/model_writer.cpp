@@ -107,6 +107,15 @@ void append_body(std::string& s, const ModelFile& file) {
             s += '\n';
         }
         break;
+    case ModelKind::Polynomial:
+        append_line(s, "bias", file.polynomial.bias);
+        s += "n_terms " + std::to_string(file.polynomial.factors.size()) + '\n';
+        for (std::size_t t = 0; t < file.polynomial.factors.size(); ++t) {
+            append_number(s, file.polynomial.coef[Index(t)]);
+            for (const Index j : file.polynomial.factors[t]) s += ' ' + std::to_string(j);
+            s += '\n';
+        }
+        break;
     }
 }
 
@@ -144,10 +153,10 @@ void append_sections(std::string& s, const ModelFile& file) {
 }
 
 std::string format_v1(const ModelFile& file) {
-    ZN_EXPECTS((file.kind == ModelKind::KernelExpansion || file.kind == ModelKind::SparseExpansion) &&
-                   file.columns.empty(),
+    ZN_EXPECTS(detail::is_two_class_expansion(file.kind) && file.columns.empty(),
                "model format version 1 holds a two-class kernel expansion on all columns, not a "
-                   << to_string(file.kind) << " model" << (file.columns.empty() ? "" : " on a column subset"));
+                   << to_string(file.kind) << " model"
+                   << (file.columns.empty() ? "" : " on a column subset"));
     const SvmModel& m = file.model;
     std::string s = std::string(detail::model_magic) + " 1\n";
     append_kernel(s, m.kernel);

@@ -62,6 +62,9 @@ std::string mutate(std::string s, std::mt19937_64& rng) {
                                                     "columns 2 0\n",
                                                     "machine 2\n",
                                                     "weights 1 2\n",
+                                                    "kind polynomial\n",
+                                                    "n_terms 2\n",
+                                                    " 0 1 1",
                                                     "labels 3\n"};
     auto pick = [&](std::size_t n) { return n == 0 ? std::size_t{0} : std::size_t(rng() % n); };
     const int n_mutations = 1 + int(rng() % 4);
@@ -170,7 +173,7 @@ std::vector<std::string> seed_files(std::mt19937_64& rng) {
         return zeronorm::testing::random_matrix(rows, cols, rng);
     };
     const std::map<std::string, double> three_labels = {{"a", 0.0}, {"b", 1.0}, {"c", 2.0}};
-    std::vector<ModelFile> more(4);
+    std::vector<ModelFile> more(5);
     more[0].kind = ModelKind::OneVsRest;
     for (int k = 0; k < 3; ++k) {
         SvmModel m;
@@ -198,6 +201,10 @@ std::vector<std::string> seed_files(std::mt19937_64& rng) {
     more[3].linear.weights = random(2, 1);
     more[3].linear.bias = random(1, 1).col(0);
     more[3].method = {"l1-svm", {{"C", "1"}}};
+    more[4].kind = ModelKind::Polynomial;  // x_0 x_1 and x_1^2 of columns 1, 2 of 3
+    more[4].polynomial = {2, {{0, 1}, {1, 1}}, random(2, 1).col(0), 0.25};
+    more[4].columns = {1, 2};
+    more[4].n_inputs = 3;
     for (const ModelFile& f : more) {
         std::ostringstream out;
         zeronorm::write_model(out, f);

@@ -16,6 +16,7 @@
 #include "zeronorm/linear_svm.hpp"
 #include "zeronorm/lp_svm.hpp"
 #include "zeronorm/model_io.hpp"
+#include "zeronorm/polynomial_arom.hpp"
 #include "zeronorm/selection.hpp"
 #include "zeronorm/sparse_svm.hpp"
 #include "zeronorm/svm.hpp"
@@ -75,6 +76,33 @@ ModelFile selection_model(const zeronorm::FeatureSubset& subset, Index n_inputs)
     file.n_inputs = n_inputs;
     file.method = {"l2-arom", {{"features", "3"}}};
     return file;
+}
+
+// Polynomial AROM's rule as a polynomial: monomial m = weight(m) * prod x_factors, weighted by
+// z_m w_m.
+ModelFile polynomial_model(const zeronorm::PolynomialAromResult& r) {
+    ModelFile file;
+    file.kind = ModelKind::Polynomial;
+    file.polynomial.n_features = r.map.n_inputs();
+    file.polynomial.bias = r.model.bias;
+    const Vector v = r.monomial_weights();
+    std::vector<double> coef;
+    for (Index m = 0; m < v.size(); ++m) {
+        if (v[m] == 0.0) continue;
+        file.polynomial.factors.push_back(r.map.monomial(m));
+        coef.push_back(v[m] * r.map.weight(m));
+    }
+    file.polynomial.coef = Eigen::Map<const Vector>(coef.data(), Index(coef.size()));
+    return file;
+}
+
+// n points in d dimensions labelled by the sign of x_0 x_1: separable by degree 2.
+Dataset xor_data(Index n, Index d, std::mt19937_64& rng) {
+    Dataset data;
+    data.X = testing::random_matrix(n, d, rng);
+    data.y.resize(n);
+    for (Index i = 0; i < n; ++i) data.y[i] = data.X(i, 0) * data.X(i, 1) >= 0 ? 1.0 : -1.0;
+    return data;
 }
 
 struct Trained {
@@ -144,6 +172,13 @@ std::vector<Trained> trained_models(zeronorm::Backend& backend, std::mt19937_64&
     l1.linear.bias = Vector::Constant(1, lp.b);
     out.push_back({"l1-SVM", l1});
 
+    zeronorm::PolynomialAromOptions poly_options;
+    poly_options.basis = rng() % 2 ? zeronorm::MonomialBasis::Multinomial
+                                   : zeronorm::MonomialBasis::OrderedTuples;
+    const zeronorm::PolynomialAromResult poly =
+        zeronorm::polynomial_arom(backend, xor_data(60, 4, rng), poly_options);
+    out.push_back({"polynomial AROM", polynomial_model(poly)});
+
     // The final one-vs-rest classifiers of a selection, on 3 of the 7 columns.
     ModelFile selected = selection_model(select_three(backend, three), three.n_features());
     out.push_back({"selection on a column subset", labelled(selected, 3)});
@@ -204,13 +239,33 @@ TEST(ModelIoV2, SelectedColumnsPredictAsTheSelectionsClassifiers) {
     EXPECT_EQ(back.predict(*backend, three.X), three.y);
 }
 
+TEST(ModelIoV2, PolynomialRulePredictsAsPolynomialArom) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed());
+    auto backend = zeronorm::make_cpu_backend();
+    zeronorm::PolynomialAromOptions options;
+    options.degree = 3;
+    options.C = 10.0;
+    const zeronorm::PolynomialAromResult r =
+        zeronorm::polynomial_arom(*backend, xor_data(50, 3, rng), options);
+    ASSERT_FALSE(r.selected.empty());
+    const ModelFile back = parse(to_text(polynomial_model(r)));
+    EXPECT_EQ(back.polynomial.factors.size(), r.selected.size());
+    const Matrix X = testing::random_matrix(100, 3, rng, -2, 2);
+    const Vector expected = r.decision_function(*backend, X);
+    const Vector f = back.decision_function(*backend, back.preprocess(X)).col(0);
+    const double scale = 1.0 + expected.cwiseAbs().maxCoeff();
+    EXPECT_LT((f - expected).cwiseAbs().maxCoeff(), 1e-9 * scale);
+}
+
 TEST(ModelIoV2, VersionTwoIsTheDefaultAndVersionOneOnlyHoldsTwoClassExpansions) {
     ZN_SEED_TRACE();
     std::mt19937_64 rng(testing::test_seed());
     auto backend = zeronorm::make_cpu_backend();
     for (const Trained& t : trained_models(*backend, rng)) {
         SCOPED_TRACE(t.what);
-        EXPECT_EQ(to_text(t.file).rfind("zeronorm-model 2\nkind " + zeronorm::to_string(t.file.kind) + "\n", 0), 0u);
+        const std::string head = "zeronorm-model 2\nkind " + zeronorm::to_string(t.file.kind);
+        EXPECT_EQ(to_text(t.file).rfind(head + "\n", 0), 0u);
         std::ostringstream v1;
         const bool two_class_kernel =
             t.file.kind == ModelKind::KernelExpansion || t.file.kind == ModelKind::SparseExpansion;
@@ -274,6 +329,12 @@ const std::vector<std::string> ww_lines = {
     "0.5 -0.25 -0.25 1 2", "-0.5 0.25 0.25 0 1",                                     // 14-15
     "end"};                                                                          // 16
 
+const std::vector<std::string> poly_lines = {
+    "zeronorm-model 2", "kind polynomial", "n_classes 2", "n_inputs 3",               // 1-4
+    "n_features 2", "columns 2 0",                                                    // 5-6
+    "bias 0.5", "n_terms 2", "1.5 0 1", "-2 1 1 1",                                   // 7-10
+    "end"};                                                                           // 11
+
 const std::vector<std::string> ovr_lines = {
     "zeronorm-model 2", "kind one-vs-rest", "n_classes 3", "n_inputs 1",             // 1-4
     "kernel linear", "gamma 1", "degree 3", "coef0 0",                               // 5-8
@@ -304,6 +365,34 @@ void expect_rejected(const std::vector<Malformed>& cases) {
     }
 }
 
+TEST(ModelIoV2, InconsistentModelsAreRejectedBeforeWriting) {
+    const ModelFile valid = parse(join_lines(linear_lines));
+    const auto rejected = [&](const std::string& what, auto change) {
+        ModelFile bad = valid;
+        change(bad);
+        std::ostringstream out;
+        EXPECT_THROW(zeronorm::write_model(out, bad), zeronorm::Error) << what;
+        EXPECT_TRUE(out.str().empty()) << what;
+    };
+    rejected("column outside the inputs", [](ModelFile& f) { f.columns[0] = 4; });
+    rejected("column twice", [](ModelFile& f) { f.columns[0] = 1; });
+    rejected("columns for other features", [](ModelFile& f) { f.columns.push_back(0); });
+    rejected("label outside the classes", [](ModelFile& f) { f.label_mapping["c"] = 3; });
+    rejected("two rules", [](ModelFile& f) {
+        f.linear.weights.conservativeResize(2, 2);
+        f.linear.bias.conservativeResize(2);
+    });
+    rejected("a block of another kind", [](ModelFile& f) { f.ww.bias = Vector::Zero(3); });
+    rejected("standardizer of the selected columns", [](ModelFile& f) {
+        f.standardizer = zeronorm::Standardizer{Vector::Zero(2), Vector::Ones(2)};
+    });
+    const ModelFile ovr_valid = parse(join_lines(ovr_lines));
+    ModelFile ovr = ovr_valid;
+    ovr.machines[2].kernel.type = KernelType::Rbf;
+    std::ostringstream out;
+    EXPECT_THROW(zeronorm::write_model(out, ovr), zeronorm::InvalidArgument);
+}
+
 TEST(ModelIoV2Malformed, ValidFilesLoad) {
     const ModelFile linear = parse(join_lines(linear_lines));
     EXPECT_EQ(linear.kind, ModelKind::Linear);
@@ -315,6 +404,9 @@ TEST(ModelIoV2Malformed, ValidFilesLoad) {
     EXPECT_EQ(ww.ww.coef(1, 0), -0.5);
     EXPECT_EQ(ww.ww.points(0, 1), 2.0);
     EXPECT_EQ(to_text(ww), join_lines(ww_lines));
+    const ModelFile poly = parse(join_lines(poly_lines));
+    EXPECT_EQ(poly.polynomial.factors[1], (zeronorm::IndexVector{1, 1, 1}));
+    EXPECT_EQ(to_text(poly), join_lines(poly_lines));
     const ModelFile ovr = parse(join_lines(ovr_lines));
     EXPECT_EQ(ovr.machines[1].n_support(), 0);
     EXPECT_EQ(ovr.machines[2].coef[0], -1.0);
@@ -328,10 +420,15 @@ TEST(ModelIoV2Malformed, ValidFilesLoad) {
     EXPECT_EQ(f(0, 1), 5.0);
     EXPECT_EQ(f(0, 2), -4.5);
     EXPECT_EQ(linear.predict(*backend, X)[0], 1.0);
+    Matrix P(1, 3);
+    P << 2, 7, 3;  // columns 2, 0: (3, 2); 0.5 + 1.5 * 3 * 2 - 2 * 2^3
+    EXPECT_EQ(poly.decision_function(*backend, poly.preprocess(P))(0, 0), -6.5);
 }
 
 // Kind and class count, the columns, every count, and labels that must fit the classes.
 TEST(ModelIoV2Malformed, RejectedAtTheirLineAndColumn) {
+    std::string many_factors = "-2";
+    for (int k = 0; k < 65; ++k) many_factors += " 1";
     expect_rejected({
         {linear_lines, 2, "kind poly", 0, 6, "unknown model kind 'poly'"},
         {ww_lines, 3, "n_classes 2", 0, 11, "needs n_classes >= 3"},
@@ -370,6 +467,12 @@ TEST(ModelIoV2Malformed, RejectedAtTheirLineAndColumn) {
         {linear_lines, 22, "\"c\" -1", 0, 5, "must map to a class 0..2"},
         {linear_lines, 22, "\"c\" 1", 0, 5, "two labels map to 1"},
         {linear_lines, 19, "labels 4", 0, 8, "the labels count must be in 1..3"},
+        // Polynomial: two classes, terms of 1..64 factors among the features.
+        {poly_lines, 3, "n_classes 3", 0, 11, "has 2 classes, not 3"},
+        {poly_lines, 9, "1.5 0 2", 0, 7, "term 1 of 2 factor 2 must be in 0..1, got 2"},
+        {poly_lines, 9, "1.5", 0, 4, "term 1 of 2 has no factors"},
+        {poly_lines, 10, many_factors, 0, 132, "more than 64 factors"},
+        {poly_lines, 8, "n_terms 3", 11, 1, "term 3 of 3"},
     });
     // Two classes: +-1 as in version 1.
     auto two = linear_lines;

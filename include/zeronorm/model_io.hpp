@@ -6,7 +6,7 @@
 //
 //   zeronorm-model 2
 //   kind weston-watkins        kernel-expansion, sparse-expansion, one-vs-rest,
-//                              weston-watkins or linear (ModelKind)
+//                              weston-watkins, linear or polynomial (ModelKind)
 //   n_classes 3                K; 2 for the two-class kinds
 //   n_inputs 5                 columns of the raw data the file applies to
 //   kernel rbf                 kernel kinds only: kernel, gamma, degree, coef0 as in version 1
@@ -102,6 +102,7 @@ enum class ModelKind {
     OneVsRest,        // K >= 3 kernel expansions; machine k scores class k against the rest
     WestonWatkins,    // K >= 3 kernel expansions on shared points (one M-SVM)
     Linear,           // f_k(x) = w_k.x + b_k: one rule (two classes) or K >= 3 (one per class)
+    Polynomial,       // two classes: f(x) = bias + sum_t coef_t prod_{j in term t} x_j
 };
 std::string to_string(ModelKind kind);  // "kernel-expansion", "one-vs-rest", ...
 ModelKind parse_model_kind(const std::string& name);  // InvalidArgument for unknown names
@@ -120,6 +121,16 @@ struct LinearRules {
     Vector bias;     // m
 };
 
+// A polynomial in the model's inputs, f(x) = bias + sum_t coef_t prod_{j in factors_t} x_j: the
+// rule of polynomial AROM (w . (z * phi(x)) + b over its surviving monomials, each monomial's
+// multinomial weight, z and w folded into coef_t).
+struct PolynomialRule {
+    Index n_features = 0;
+    std::vector<IndexVector> factors;  // per term: 1..64 input indices; a repeat is a power
+    Vector coef;                       // one per term
+    double bias = 0.0;
+};
+
 // A model together with what turns raw data into the model's input.
 struct ModelFile {
     ModelKind kind = ModelKind::KernelExpansion;
@@ -127,6 +138,7 @@ struct ModelFile {
     std::vector<SvmModel> machines;  // OneVsRest: K machines with one kernel
     MultiExpansion ww;               // WestonWatkins
     LinearRules linear;              // Linear
+    PolynomialRule polynomial;       // Polynomial
     // The raw columns the model runs on (0-based, distinct, each < n_inputs), in the model's
     // feature order; empty: all columns as they are.
     IndexVector columns;

@@ -1,7 +1,7 @@
 // zeronorm predict DATA --model FILE: applies a saved model (and its preprocessing) to data and
 // reports the error rate against the data's labels. Every kind of model file (two-class kernel
-// expansions, one-vs-rest and Weston-Watkins machines, linear rules, on all columns or a column
-// subset) predicts through ModelFile::predict's steps.
+// expansions, one-vs-rest and Weston-Watkins machines, linear rules, polynomials; on all columns
+// or a column subset) predicts through ModelFile's preprocess and decision function.
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -67,7 +67,8 @@ nlohmann::ordered_json support_count(const ModelFile& file) {
         return n;
     }
     case ModelKind::WestonWatkins: return file.ww.points.rows();
-    case ModelKind::Linear: return nullptr;
+    case ModelKind::Linear:
+    case ModelKind::Polynomial: return nullptr;
     default: return file.model.n_support();
     }
 }

@@ -65,7 +65,9 @@ private:
                           const std::optional<Standardizer>& standardizer) const {
         const auto largest = std::max_element(
             result.subsets.begin(), result.subsets.end(),
-            [](const FeatureSubset& a, const FeatureSubset& b) { return a.n_features < b.n_features; });
+            [](const FeatureSubset& a, const FeatureSubset& b) {
+                return a.n_features < b.n_features;
+            });
         ZN_EXPECTS(largest != result.subsets.end() && !largest->classifiers.empty(),
                    "--model: the selection trained no final classifier");
         ModelFile file;
