@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "endless_input.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/model_io.hpp"
 
@@ -39,6 +40,24 @@ inline ::testing::AssertionResult model_rejected_at(const std::string& text, std
         return ::testing::AssertionSuccess();
     } catch (const std::exception& e) {
         return ::testing::AssertionFailure() << "threw another exception: " << e.what();
+    }
+    return ::testing::AssertionFailure() << "did not throw";
+}
+
+// Success when parsing `head` followed by `pattern` repeated without end throws DataFormatError at
+// line:column whose message contains `key`.
+inline ::testing::AssertionResult endless_rejected_at(const std::string& head,
+                                                      const std::string& pattern, std::size_t line,
+                                                      std::size_t column, const std::string& key) {
+    EndlessInput in(head, pattern);
+    try {
+        parse_model(in, "m.model");
+    } catch (const DataFormatError& e) {
+        const std::string where = std::to_string(e.line()) + ":" + std::to_string(e.column());
+        if (where != std::to_string(line) + ":" + std::to_string(column) ||
+            std::string(e.what()).find(key) == std::string::npos)
+            return ::testing::AssertionFailure() << "got " << e.what();
+        return ::testing::AssertionSuccess();
     }
     return ::testing::AssertionFailure() << "did not throw";
 }

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "backends.hpp"
-#include "endless_input.hpp"
 #include "model_text_checks.hpp"
 #include "random.hpp"
 #include "zeronorm/backend.hpp"
@@ -603,21 +602,7 @@ TEST(ModelIoMethod, SparseModelWithoutTermsIsTheConstantBias) {
 
 // ---- endless and binary inputs stop early ------------------------------------------------------
 
-::testing::AssertionResult endless_rejected_at(const std::string& head, const std::string& pattern,
-                                               std::size_t line, std::size_t column,
-                                               const std::string& key) {
-    zeronorm::testing::EndlessInput in(head, pattern);
-    try {
-        zeronorm::parse_model(in, "m.model");
-    } catch (const DataFormatError& e) {
-        const std::string where = std::to_string(e.line()) + ":" + std::to_string(e.column());
-        if (where != std::to_string(line) + ":" + std::to_string(column) ||
-            std::string(e.what()).find(key) == std::string::npos)
-            return ::testing::AssertionFailure() << "got " << e.what();
-        return ::testing::AssertionSuccess();
-    }
-    return ::testing::AssertionFailure() << "did not throw";
-}
+using zeronorm::testing::endless_rejected_at;
 
 TEST(ModelIoLimits, DevZeroStopsAtTheFirstByte) {
     try {

@@ -393,6 +393,21 @@ TEST(ModelIoV2, InconsistentModelsAreRejectedBeforeWriting) {
     EXPECT_THROW(zeronorm::write_model(out, ovr), zeronorm::InvalidArgument);
 }
 
+// A line holds at most the values the header's counts allow (at least a polynomial term's 65).
+TEST(ModelIoV2Malformed, LinesAreBoundedByTheHeadersCounts) {
+    const std::vector<std::string> head(ww_lines.begin(), ww_lines.begin() + 13);
+    EXPECT_TRUE(testing::endless_rejected_at(join_lines(head), "0 ", 14,
+                                             (1u << 20) + 65 * 64 + 1,
+                                             "n_inputs = 2, n_features = 2 and n_classes = 3"));
+    // 1000 inputs allow a standardize line of 1000 values.
+    const std::vector<std::string> wide = {"zeronorm-model 2", "kind linear", "n_classes 2",
+                                           "n_inputs 1000",    "n_features 1", "columns 999",
+                                           "machine 1",        "bias 0",      "weights 1",
+                                           "standardize 1000"};
+    EXPECT_TRUE(testing::endless_rejected_at(join_lines(wide) + "mean", " 0", 11,
+                                             (1u << 20) + 1001 * 64 + 1, "n_inputs = 1000"));
+}
+
 TEST(ModelIoV2Malformed, ValidFilesLoad) {
     const ModelFile linear = parse(join_lines(linear_lines));
     EXPECT_EQ(linear.kind, ModelKind::Linear);
