@@ -15,6 +15,7 @@
 #include "zeronorm/io.hpp"
 #include "zeronorm/linear_svm.hpp"
 #include "zeronorm/lp_svm.hpp"
+#include "zeronorm/model_builders.hpp"
 #include "zeronorm/model_io.hpp"
 #include "zeronorm/polynomial_arom.hpp"
 #include "zeronorm/selection.hpp"
@@ -27,6 +28,7 @@ namespace {
 using zeronorm::DataFormatError;
 using zeronorm::Dataset;
 using zeronorm::Index;
+using zeronorm::KernelSpec;
 using zeronorm::KernelType;
 using zeronorm::Matrix;
 using zeronorm::ModelFile;
@@ -64,38 +66,6 @@ zeronorm::FeatureSubset select_three(zeronorm::Backend& backend, const Dataset& 
     return zeronorm::select_features(backend, data, selection).subsets.front();
 }
 
-// The linear rules of a selection's final classifiers, on their columns of n_inputs.
-ModelFile selection_model(const zeronorm::FeatureSubset& subset, Index n_inputs) {
-    ModelFile file;
-    file.kind = ModelKind::Linear;
-    file.linear.weights = subset.class_weights;
-    file.linear.bias.resize(Index(subset.classifiers.size()));
-    for (std::size_t k = 0; k < subset.classifiers.size(); ++k)
-        file.linear.bias[Index(k)] = subset.classifiers[k].bias;
-    file.columns = subset.selected;
-    file.n_inputs = n_inputs;
-    file.method = {"l2-arom", {{"features", "3"}}};
-    return file;
-}
-
-// Polynomial AROM's rule as a polynomial: monomial m = weight(m) * prod x_factors, weighted by
-// z_m w_m.
-ModelFile polynomial_model(const zeronorm::PolynomialAromResult& r) {
-    ModelFile file;
-    file.kind = ModelKind::Polynomial;
-    file.polynomial.n_features = r.map.n_inputs();
-    file.polynomial.bias = r.model.bias;
-    const Vector v = r.monomial_weights();
-    std::vector<double> coef;
-    for (Index m = 0; m < v.size(); ++m) {
-        if (v[m] == 0.0) continue;
-        file.polynomial.factors.push_back(r.map.monomial(m));
-        coef.push_back(v[m] * r.map.weight(m));
-    }
-    file.polynomial.coef = Eigen::Map<const Vector>(coef.data(), Index(coef.size()));
-    return file;
-}
-
 // n points in d dimensions labelled by the sign of x_0 x_1: separable by degree 2.
 Dataset xor_data(Index n, Index d, std::mt19937_64& rng) {
     Dataset data;
@@ -103,6 +73,25 @@ Dataset xor_data(Index n, Index d, std::mt19937_64& rng) {
     data.y.resize(n);
     for (Index i = 0; i < n; ++i) data.y[i] = data.X(i, 0) * data.X(i, 1) >= 0 ? 1.0 : -1.0;
     return data;
+}
+
+struct WwTrained {
+    KernelSpec kernel;
+    zeronorm::WwSvmResult result;
+};
+
+WwTrained train_ww(zeronorm::Backend& backend, const Dataset& data) {
+    WwTrained t;
+    t.kernel.type = KernelType::Rbf;
+    t.kernel.gamma = 0.2;
+    const zeronorm::DeviceMatrix X = backend.upload(data.X);
+    const Matrix K = backend.download(backend.kernel_matrix(t.kernel, X, X));
+    std::vector<int> classes;
+    for (Index i = 0; i < data.y.size(); ++i) classes.push_back(int(data.y[i]));
+    zeronorm::WwSvmOptions options;
+    options.C = 1.0;
+    t.result = zeronorm::solve_ww_svm(K, classes, 3, options);
+    return t;
 }
 
 struct Trained {
@@ -122,8 +111,7 @@ std::vector<Trained> trained_models(zeronorm::Backend& backend, std::mt19937_64&
         return f;
     };
 
-    ModelFile svm;
-    svm.model = rbf_machine(backend, two, 1.0);
+    ModelFile svm = zeronorm::model_file(rbf_machine(backend, two, 1.0));
     svm.standardizer = zeronorm::Standardizer::fit(two.X);
     svm.feature_names = {"a", "b", "c", "d \"quoted\""};
     out.push_back({"kernel SVM", labelled(svm, 2)});
@@ -137,50 +125,26 @@ std::vector<Trained> trained_models(zeronorm::Backend& backend, std::mt19937_64&
     sparse.method = {"l0-svm", {{"p", "0"}}};
     out.push_back({"L0-SVM", sparse});
 
-    ModelFile ovr;
-    ovr.kind = ModelKind::OneVsRest;
-    for (int k = 0; k < 3; ++k) ovr.machines.push_back(rbf_machine(backend, three, double(k)));
-    out.push_back({"one-vs-rest", labelled(ovr, 3)});
+    std::vector<SvmModel> machines;
+    for (int k = 0; k < 3; ++k) machines.push_back(rbf_machine(backend, three, double(k)));
+    out.push_back({"one-vs-rest", labelled(zeronorm::one_vs_rest_model_file(machines), 3)});
 
-    ModelFile ww;
-    ww.kind = ModelKind::WestonWatkins;
-    ww.ww.kernel.type = KernelType::Rbf;
-    ww.ww.kernel.gamma = 0.2;
-    const zeronorm::DeviceMatrix X3 = backend.upload(three.X);
-    const Matrix K = backend.download(backend.kernel_matrix(ww.ww.kernel, X3, X3));
-    std::vector<int> classes;
-    for (Index i = 0; i < three.y.size(); ++i) classes.push_back(int(three.y[i]));
-    zeronorm::WwSvmOptions ww_options;
-    ww_options.C = 1.0;
-    const zeronorm::WwSvmResult w = zeronorm::solve_ww_svm(K, classes, 3, ww_options);
-    ww.ww.points = three.X;
-    ww.ww.coef = w.coef;
-    ww.ww.bias = w.bias;
-    out.push_back({"Weston-Watkins", labelled(ww, 3)});
-
-    const zeronorm::LinearSvmResult lin = zeronorm::train_linear_svm(two, {});
-    ModelFile linear;
-    linear.kind = ModelKind::Linear;
-    linear.linear.weights = lin.w;
-    linear.linear.bias = Vector::Constant(1, lin.bias);
-    out.push_back({"linear SVM", linear});
-
-    const zeronorm::LpSvmResult lp = zeronorm::train_l1_svm(two.X, two.y);
-    ModelFile l1;
-    l1.kind = ModelKind::Linear;
-    l1.linear.weights = lp.weights_original;
-    l1.linear.bias = Vector::Constant(1, lp.b);
-    out.push_back({"l1-SVM", l1});
+    const WwTrained ww = train_ww(backend, three);
+    const ModelFile ww_file = zeronorm::model_file(ww.result, ww.kernel, three.X);
+    out.push_back({"Weston-Watkins", labelled(ww_file, 3)});
+    out.push_back({"linear SVM", zeronorm::model_file(zeronorm::train_linear_svm(two, {}))});
+    out.push_back({"l1-SVM", zeronorm::model_file(zeronorm::train_l1_svm(two.X, two.y))});
 
     zeronorm::PolynomialAromOptions poly_options;
     poly_options.basis = rng() % 2 ? zeronorm::MonomialBasis::Multinomial
                                    : zeronorm::MonomialBasis::OrderedTuples;
     const zeronorm::PolynomialAromResult poly =
         zeronorm::polynomial_arom(backend, xor_data(60, 4, rng), poly_options);
-    out.push_back({"polynomial AROM", polynomial_model(poly)});
+    out.push_back({"polynomial AROM", zeronorm::model_file(poly)});
 
     // The final one-vs-rest classifiers of a selection, on 3 of the 7 columns.
-    ModelFile selected = selection_model(select_three(backend, three), three.n_features());
+    ModelFile selected = zeronorm::model_file(select_three(backend, three), three.n_features());
+    selected.method = {"l2-arom", {{"features", "3"}}};
     out.push_back({"selection on a column subset", labelled(selected, 3)});
     return out;
 }
@@ -224,7 +188,7 @@ TEST(ModelIoV2, SelectedColumnsPredictAsTheSelectionsClassifiers) {
     auto backend = zeronorm::make_cpu_backend();
     const Dataset three = testing::marked_classes(60, 7, 2, 0, rng());
     const zeronorm::FeatureSubset subset = select_three(*backend, three);
-    const ModelFile back = parse(to_text(selection_model(subset, 7)));
+    const ModelFile back = parse(to_text(zeronorm::model_file(subset, 7)));
     // The selection's own machines on its columns of fresh data.
     const Matrix X = testing::random_matrix(80, 7, rng, -1, 4);
     Matrix Xs(X.rows(), 3);
@@ -249,13 +213,35 @@ TEST(ModelIoV2, PolynomialRulePredictsAsPolynomialArom) {
     const zeronorm::PolynomialAromResult r =
         zeronorm::polynomial_arom(*backend, xor_data(50, 3, rng), options);
     ASSERT_FALSE(r.selected.empty());
-    const ModelFile back = parse(to_text(polynomial_model(r)));
+    const ModelFile back = parse(to_text(zeronorm::model_file(r)));
     EXPECT_EQ(back.polynomial.factors.size(), r.selected.size());
     const Matrix X = testing::random_matrix(100, 3, rng, -2, 2);
     const Vector expected = r.decision_function(*backend, X);
     const Vector f = back.decision_function(*backend, back.preprocess(X)).col(0);
     const double scale = 1.0 + expected.cwiseAbs().maxCoeff();
     EXPECT_LT((f - expected).cwiseAbs().maxCoeff(), 1e-9 * scale);
+}
+
+// The builders' models give the trainers' own decision values.
+TEST(ModelIoV2, BuiltModelsDecideAsTheirTrainers) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed());
+    auto backend = zeronorm::make_cpu_backend();
+    const Dataset three = testing::marked_classes(60, 5, 2, 0, rng());
+    const WwTrained ww = train_ww(*backend, three);
+    const ModelFile ww_file = zeronorm::model_file(ww.result, ww.kernel, three.X);
+    EXPECT_LE(ww_file.ww.points.rows(), three.X.rows());
+    const Matrix f = ww_file.decision_function(*backend, three.X);
+    EXPECT_LT((f - ww.result.outputs).cwiseAbs().maxCoeff(), 1e-9);
+
+    const Dataset two = testing::random_two_class(50, 4, rng);
+    const Matrix X = testing::random_matrix(40, 4, rng, -2, 2);
+    const zeronorm::LinearSvmResult lin = zeronorm::train_linear_svm(two, {});
+    EXPECT_LT((zeronorm::model_file(lin).decision_function(*backend, X).col(0) -
+               lin.decision_function(X)).cwiseAbs().maxCoeff(), 1e-12);
+    const zeronorm::LpSvmResult lp = zeronorm::train_l1_svm(two.X, two.y);
+    EXPECT_LT((zeronorm::model_file(lp).decision_function(*backend, X).col(0) -
+               lp.decision_function(X)).cwiseAbs().maxCoeff(), 1e-12);
 }
 
 TEST(ModelIoV2, VersionTwoIsTheDefaultAndVersionOneOnlyHoldsTwoClassExpansions) {

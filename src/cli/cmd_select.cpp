@@ -8,7 +8,7 @@
 
 #include "cli.hpp"
 #include "zeronorm/file_output.hpp"
-#include "zeronorm/model_io.hpp"
+#include "zeronorm/model_builders.hpp"
 #include "zeronorm/selection.hpp"
 
 namespace zeronorm::cli {
@@ -68,16 +68,8 @@ private:
             [](const FeatureSubset& a, const FeatureSubset& b) {
                 return a.n_features < b.n_features;
             });
-        ZN_EXPECTS(largest != result.subsets.end() && !largest->classifiers.empty(),
-                   "--model: the selection trained no final classifier");
-        ModelFile file;
-        file.kind = ModelKind::Linear;
-        file.linear.weights = largest->class_weights;
-        file.linear.bias.resize(Index(largest->classifiers.size()));
-        for (std::size_t k = 0; k < largest->classifiers.size(); ++k)
-            file.linear.bias[Index(k)] = largest->classifiers[k].bias;
-        file.columns = largest->selected;
-        file.n_inputs = data.n_features();
+        ZN_EXPECTS(largest != result.subsets.end(), "--model: the selection kept no subset");
+        ModelFile file = model_file(*largest, data.n_features());
         file.log10 = preprocess.log10;
         file.standardizer = standardizer;
         file.feature_names = data.feature_names;
