@@ -6,6 +6,7 @@
 #include <random>
 
 #include "zeronorm/backend.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 
 using namespace zeronorm;
 
@@ -67,7 +68,7 @@ void BM_SmoLinear(benchmark::State& state, BackendKind kind) {
     options.tolerance = 1e-3;
     std::int64_t iterations = 0;
     for (auto _ : state) {
-        const SmoResult r = backend->solve_smo(K, y, options);
+        const SmoResult r = backend->smo().solve(K, y, options);
         iterations = r.iterations;
         benchmark::DoNotOptimize(r.objective);
     }

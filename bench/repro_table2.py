@@ -9,7 +9,8 @@ table) l1-AROM, for 2000, 1000, 500,
 the whole feature-count path):
 
   zeronorm cv data/colon/colon.csv --method M --features 2000,...,20 --splits S --train-size 50
-              --log10 --standardize --ridge 1e-3 --seed 1 --json   (+ --rfe-fraction 0.5 for RFE)
+              --log10 --standardize --ridge 1e-3 --final-C inf --final-ridge 1e-3 --seed 1 --json
+              (+ --rfe-fraction 0.5 for RFE)
   zeronorm cv data/colon/colon.csv --method svm -k linear -C inf --ridge 1e-3 ...   (all genes)
 
 Readings: C = inf everywhere (sec. 4.5) with a ridge lambda = 1e-3 on the kernel diagonal (sec.
@@ -54,7 +55,9 @@ def run(args, method):
     if method == "svm":
         cmd += ["--method", "svm", "-k", "linear", "-C", "inf"]
     else:
-        cmd += ["--method", method, "--features", ",".join(map(str, FEATURES))]
+        # The final SVMs as the selections' SVMs: C = inf with the ridge (sec. 4.5).
+        cmd += ["--method", method, "--features", ",".join(map(str, FEATURES)),
+                "--final-C", "inf", "--final-ridge", str(args.ridge)]
         if method == "rfe":
             cmd += ["--rfe-fraction", str(args.rfe_fraction)]
     start = time.time()

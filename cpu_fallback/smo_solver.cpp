@@ -344,14 +344,14 @@ private:
 }  // namespace
 
 SmoResult solve_smo(KernelColumns& kernel, const Vector& y, const SmoOptions& options,
-                    const Vector* warm_start) {
+                    const Vector* warm_start, const SmoTerms& terms) {
     options.validate();
     const Index n = kernel.size();
     ZN_EXPECTS_DIM(y.size() == n, "SMO: " << y.size() << " labels for a kernel of size " << n);
     smo_detail::check_smo_labels(y);
     ZN_EXPECTS(kernel.diagonal().allFinite(), "SMO: the kernel diagonal is not finite");
-    const Vector alpha0 = smo_detail::smo_starting_point(warm_start, y, options.C);
-    Solver solver(kernel, y, Vector::Constant(n, -1.0), options);
+    const Vector alpha0 = smo_detail::smo_starting_point(warm_start, y, options.C, terms.delta);
+    Solver solver(kernel, y, terms.p.size() > 0 ? terms.p : Vector::Constant(n, -1.0), options);
     return solver.run(alpha0);
 }
 

@@ -4,7 +4,7 @@
 // kernels share it.
 #pragma once
 
-#include "zeronorm/smo.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 
 namespace zeronorm::cpu {
 
@@ -19,8 +19,10 @@ public:
     virtual const Vector& diagonal() const = 0;
 };
 
+// SmoOps::solve's problem (linear term and right-hand side in `terms`, checked by the caller)
+// on the columns of K.
 SmoResult solve_smo(KernelColumns& kernel, const Vector& y, const SmoOptions& options,
-                    const Vector* warm_start);
+                    const Vector* warm_start, const SmoTerms& terms = {});
 
 // The same solver on min 1/2 beta'Q beta + linear'beta (the SVM dual has linear = -1) from
 // `start`, taken as given (within [0, C]; y'beta keeps its value), with labels +-1 of one or

@@ -72,7 +72,7 @@ void scale_rows_columns(double* X, i64 rows, i64 cols, const double* r, const do
 
 // ---- scale_update.cu -------------------------------------------------------------------------
 
-// What the update did to one column (Backend::multiplicative_update_batch's ScaleUpdate).
+// What the update did to one column (AromOps::multiplicative_update_batch's ScaleUpdate).
 struct ScaleUpdateOutcome {
     i64 survivors = 0;
     double max_change = 0.0;
@@ -80,7 +80,7 @@ struct ScaleUpdateOutcome {
 };
 
 // The AROM multiplicative update of every column p < P of Z (d x P) with update[p] != 0, from
-// W (d x P): normalized and next (d x P) as Backend::multiplicative_update_batch; columns not
+// W (d x P): normalized and next (d x P) as AromOps::multiplicative_update_batch; columns not
 // updated or degenerate are copied. update and outcomes (P entries) are device memory.
 void multiplicative_update_batch(const double* Z, const double* W, i64 d, i64 P,
                                  const int* update, double prune_tolerance, double* normalized,
@@ -88,15 +88,17 @@ void multiplicative_update_batch(const double* Z, const double* W, i64 d, i64 P,
 
 // ---- newton.cu -------------------------------------------------------------------------------
 
-// A batch of Newton finishes (Backend::newton_finish_batch) of one size n, stored back to back
+// A batch of Newton finishes (SmoOps::newton_finish_batch) of one size n, stored back to back
 // as SmoDeviceBatch's problems.
 struct NewtonDeviceBatch {
     const double* K = nullptr;   // n x (n problems)
     const double* y = nullptr;   // n x problems, +-1
     double* beta = nullptr;      // n x problems: the SMO points in, the finished solutions out
-    double* G = nullptr;         // n x problems: the finished solutions' gradients Q beta - 1
+    double* G = nullptr;         // n x problems: the finished solutions' gradients Q beta + p
+    const double* linear = nullptr;  // n x problems: the linear terms p, or null for all -1
+    const double* delta = nullptr;   // problems: y'beta = delta, or null for all 0
     const int* open = nullptr;   // problems: 0 skips the problem (nothing written)
-    int* finished = nullptr;     // problems: 1 where a round met the tolerance, else 0
+    int* finished = nullptr;     // problems: a NewtonDeviceStatus
     int n = 0;
     i64 problems = 0;
     int rounds = 0;              // active-set rounds at most
@@ -104,6 +106,12 @@ struct NewtonDeviceBatch {
     double ridge = 0.0;
     double tolerance = 1e-3;
 };
+
+// How the device's Newton finish of a problem ended: finished (a round met the tolerance), not
+// finished (the free set emptied, nu or a solution was not finite, or no round met the
+// tolerance), or for the host: the free variables' system had no Cholesky factorisation (a
+// singular or indefinite Q_FF), where the host's pivoted LDLT decides.
+enum NewtonDeviceStatus : int { kNewtonOpen = 0, kNewtonFinished = 1, kNewtonToHost = 2 };
 
 // Shared memory the kernel needs for problems of size n, and whether that fits a block of
 // `device` (else the caller runs the host reference).
@@ -152,9 +160,10 @@ struct SmoDeviceProblem {
     const double* K = nullptr;   // n x n, column-major, leading dimension n, symmetric
     const double* y = nullptr;   // n labels, exactly +1 or -1
     double* beta = nullptr;      // n: the feasible starting point in, the solution out
-    double* G = nullptr;         // n: the final gradient Q beta - 1 out
+    double* G = nullptr;         // n: the final gradient Q beta + p out
     double* QD = nullptr;        // n: scratch, Q_tt = K_tt + ridge
     const double* Kv = nullptr;  // n: K (y o beta_start), or null when beta_start = 0
+    const double* linear = nullptr;  // n: the linear term p, or null for all -1
     int n = 0;
     double C = 1.0;              // may be +inf
     double ridge = 0.0;
@@ -183,6 +192,7 @@ struct SmoDeviceBatch {
     double* G = nullptr;
     double* QD = nullptr;
     const double* Kv = nullptr;
+    const double* linear = nullptr;  // n x problems, or null for all -1
     const int* active = nullptr;
     int n = 0;
     i64 problems = 0;

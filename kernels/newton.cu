@@ -1,12 +1,16 @@
-// The Newton finish of the dense dual on the device (Backend::newton_finish_batch): one thread
+// The Newton finish of the dense dual on the device (SmoOps::newton_finish_batch): one thread
 // block per problem, its system in shared memory. Each round builds the stationarity system of
 // the free variables with the bounded variables' rows and columns replaced by the identity (so
 // every problem's system is n x n and its solution is 0 there), factors it by Cholesky, solves
-// it for the two right-hand sides 1 - Q_FU C 1 and y_F, fixes the multiplier nu of y'beta = 0,
+// it for the two right-hand sides -p_F - Q_FU C 1 and y_F, fixes the multiplier nu of
+// y'beta = delta,
 // and applies the active-set rules of the host reference (newton_finish in dense_dual.cpp):
 // variables that leave the box go to the bound they crossed; once inside, the KKT gap of the
 // full gradient decides; otherwise bounded variables whose multiplier has the wrong sign become
 // free. The host recomputes the gap, bias and objective from the beta and gradient written here.
+// Where the Cholesky factorisation fails (Q_FF singular or indefinite, which the host's pivoted
+// LDLT may still solve) the problem is marked kNewtonToHost and the host rule finishes it, so
+// both backends agree.
 #include <cub/block/block_reduce.cuh>
 
 #include <cmath>
@@ -56,8 +60,10 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
     const double C = b.C;
     const double* K = b.K + p * n * n;
     const double* y = b.y + p * n;
+    const double* linear = b.linear != nullptr ? b.linear + p * n : nullptr;
+    const double delta = b.delta != nullptr ? b.delta[p] : 0.0;
     double* M = shared;        // n x n: the system, then its Cholesky factor (lower)
-    double* rhs = M + n * n;   // 1 - Q_FU C 1, then a = M^-1 (that), then the gradient
+    double* rhs = M + n * n;   // -p_F - Q_FU C 1, then a = M^-1 (that), then the gradient
     double* rhs_y = rhs + n;   // y_F, then b = M^-1 y_F
     double* beta = rhs_y + n;
     int* side = reinterpret_cast<int*>(beta + n);
@@ -83,7 +89,7 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
             for (int j = 0; j < n; ++j)
                 if (side[j] == kUpper) bounds += Q(i, j) * C;
             const bool free_i = side[i] == kFree;
-            rhs[i] = free_i ? 1.0 - bounds : 0.0;
+            rhs[i] = free_i ? (linear != nullptr ? -linear[i] : 1.0) - bounds : 0.0;
             rhs_y[i] = free_i ? y[i] : 0.0;
         }
         for (i64 e = threadIdx.x; e < i64(n) * n; e += kThreads) {
@@ -115,7 +121,10 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
             }
             __syncthreads();
         }
-        if (!factored) break;
+        if (!factored) {
+            if (threadIdx.x == 0) b.finished[p] = kNewtonToHost;
+            return;
+        }
         // L x = rhs, then L' x = x, for both right-hand sides.
         for (int k = 0; k < n; ++k) {
             if (threadIdx.x == 0) {
@@ -142,7 +151,7 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
             __syncthreads();
         }
 
-        // nu from y'beta = 0: y_F'(a - nu b) + C y_U'1 = 0.
+        // nu from y'beta = delta: y_F'(a - nu b) + C y_U'1 = delta.
         double ya = 0.0, yb = 0.0, y_bounds = 0.0;
         int bad = 0;
         for (int i = threadIdx.x; i < n; i += kThreads) {
@@ -158,7 +167,7 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
         yb = block_reduce(yb, Sum(), storage, &slot);
         y_bounds = block_reduce(y_bounds, Sum(), storage, &slot);
         if (bad || !(fabs(yb) > 0.0)) break;
-        const double nu = (ya + y_bounds) / yb;
+        const double nu = (ya + y_bounds - delta) / yb;
 
         // beta_F = a - nu b; the variables that leave the box go to the bound they crossed.
         int left_box = 0;
@@ -175,11 +184,11 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
         if (bad) break;
         if (left_box) continue;
 
-        // The gradient Q beta - 1 (into rhs) and the KKT gap.
+        // The gradient Q beta + p (into rhs) and the KKT gap.
         for (int i = threadIdx.x; i < n; i += kThreads) {
             double g = 0.0;
             for (int j = 0; j < n; ++j) g += Q(i, j) * beta[j];
-            rhs[i] = g - 1.0;
+            rhs[i] = linear != nullptr ? g + linear[i] : g - 1.0;
         }
         __syncthreads();
         double up = -INFINITY, low = INFINITY;
@@ -196,7 +205,7 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
                 b.beta[p * n + i] = beta[i];
                 b.G[p * n + i] = rhs[i];
             }
-            if (threadIdx.x == 0) b.finished[p] = 1;
+            if (threadIdx.x == 0) b.finished[p] = kNewtonFinished;
             return;
         }
         // Bounded variables whose multiplier has the wrong sign join the free set.
@@ -210,7 +219,7 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
         }
         if (!__syncthreads_or(moved)) break;
     }
-    if (threadIdx.x == 0) b.finished[p] = 0;
+    if (threadIdx.x == 0) b.finished[p] = kNewtonOpen;
 }
 
 }  // namespace

@@ -140,6 +140,7 @@ __device__ SmoDeviceProblem batch_problem(const SmoDeviceBatch& b, i64 q) {
     p.G = b.G + q * n;
     p.QD = b.QD + q * n;
     p.Kv = b.Kv != nullptr ? b.Kv + q * n : nullptr;
+    p.linear = b.linear != nullptr ? b.linear + q * n : nullptr;
     p.n = b.n;
     p.C = b.C;
     p.ridge = b.ridge;

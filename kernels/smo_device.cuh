@@ -2,9 +2,10 @@
 // kernel in smo.cu runs them with block-wide reductions and barriers in between, and a host
 // program can run them thread by thread to check the device logic without a GPU.
 //
-// Problem (smo.hpp):  min_beta 1/2 beta'Q beta - 1'beta,  Q_ij = y_i y_j (K_ij + ridge [i==j]),
-//                     s.t. y'beta = 0, 0 <= beta_i <= C.
-// Gradient G = Q beta - 1. With I_up = {t : y_t = +1, beta_t < C} u {t : y_t = -1, beta_t > 0}
+// Problem (ops/smo_ops.hpp):  min_beta 1/2 beta'Q beta + p'beta,  Q_ij = y_i y_j (K_ij + ridge
+//                     [i==j]), s.t. y'beta = delta, 0 <= beta_i <= C (p = -1 unless given; delta
+//                     is the starting point's y'beta, which every step keeps).
+// Gradient G = Q beta + p. With I_up = {t : y_t = +1, beta_t < C} u {t : y_t = -1, beta_t > 0}
 // and I_low = {t : y_t = +1, beta_t > 0} u {t : y_t = -1, beta_t < C}, the KKT violation is
 // m - M with m = max_{I_up} -y_t G_t, M = min_{I_low} -y_t G_t (Fan, Chen & Lin, JMLR 6 (2005),
 // eq. (7)). Working set WSS2 (their Algorithm 2 / WSS 2, as LIBSVM's Solver::select_working_set):
@@ -62,12 +63,12 @@ ZN_HD inline SmoSelectJ smo_combine(const SmoSelectJ& a, const SmoSelectJ& b) {
     return r;
 }
 
-// Q_tt, and G = Q beta - 1 = y o (K (y o beta)) + ridge beta - 1 (Kv = K (y o beta), null when
-// beta = 0).
+// Q_tt, and G = Q beta + p = y o (K (y o beta)) + ridge beta + p (Kv = K (y o beta), null when
+// beta = 0; p = -1 when linear is null).
 ZN_HD inline void smo_init_thread(const SmoDeviceProblem& p, int tid, int n_threads) {
     for (int t = tid; t < p.n; t += n_threads) {
         p.QD[t] = smo_column(p, t)[t] + p.ridge;
-        double g = -1.0;
+        double g = p.linear != nullptr ? p.linear[t] : -1.0;
         if (p.Kv != nullptr) g += p.y[t] * p.Kv[t] + p.ridge * p.beta[t];
         p.G[t] = g;
     }

@@ -16,7 +16,7 @@ zn=$build/src/cli/zeronorm
 data=$root/data/colon/colon.csv
 splits=${SPLITS:-500}
 common=(--splits "$splits" --train-size 50 --log10 --standardize --seed 1)
-arom=(--method l2-arom --features 2000,1000,500,250,100,50,20 --ridge 1e-3)
+arom=(--method l2-arom --features 2000,1000,500,250,100,50,20 --ridge 1e-3 --final-C inf --final-ridge 1e-3)
 grid=(--method svm --kernel linear -C 0.001,0.01,0.1,1,10 --folds 5)
 
 backends=(cpu)

@@ -11,8 +11,8 @@ BUILD_DIR=${BUILD_DIR:-$root/build} TARGETS=zeronorm_cli "$root/scripts/build.sh
 zn="${BUILD_DIR:-$root/build}/src/cli/zeronorm"
 data="$root/data/colon/colon.csv"
 echo "== l2-AROM on colon cancer (62 samples x 2000 genes), 20 genes, ridge 1e-3 =="
-"$zn" select "$data" --method l2-arom --features 20 --ridge 1e-3 --log10 --standardize
+"$zn" select "$data" --method l2-arom --features 20 --ridge 1e-3 --final-C inf --final-ridge 1e-3 --log10 --standardize
 echo
 echo "== the same path evaluated on 50 stratified 50/12 train/test splits =="
 "$zn" cv "$data" --method l2-arom --features 2000,1000,500,250,100,50,20 --splits 50 \
-      --train-size 50 --ridge 1e-3 --log10 --standardize --seed 1 --quiet
+      --train-size 50 --ridge 1e-3 --final-C inf --final-ridge 1e-3 --log10 --standardize --seed 1 --quiet

@@ -378,7 +378,7 @@ WwSvmOptions ww_options(const SelectionOptions& options, bool final_classifier) 
     WwSvmOptions o;
     if (final_classifier) {
         o.C = options.final_C;
-        o.ridge = final_classifier_ridge(options);
+        o.ridge = options.final_ridge;
         o.tolerance = options.final_smo.tolerance;
     } else {
         o.C = options.C;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "selection_common.hpp"
+#include "zeronorm/ops/arom_ops.hpp"
 #include "zeronorm/ww_svm.hpp"
 
 namespace zeronorm::detail {
@@ -64,7 +65,7 @@ struct AromScales {
 // feature counts reached on the way (the reading documented at FeatureSubset), the stopping
 // rules and the trace. run_arom drives one path with a fitter; the batched driver
 // (selection_batch.hpp) drives many paths, one per problem, whose scales stay in the backend's
-// memory and are updated there (Backend::multiplicative_update_batch) with the same arithmetic.
+// memory and are updated there (AromOps::multiplicative_update_batch) with the same arithmetic.
 class AromPath {
 public:
     AromPath(Index d, const SelectionOptions& options, const IndexVector& counts_desc);

@@ -3,15 +3,12 @@
 #include <cmath>
 #include <string>
 
+#include "op_shapes.hpp"
 #include "zeronorm/error.hpp"
 
 namespace zeronorm::detail {
 
 namespace {
-std::string shape(const DeviceMatrix& m) {
-    return std::to_string(m.rows()) + " x " + std::to_string(m.cols());
-}
-
 // Labels exactly +1 or -1 and a dual point within [0, C], entry by entry.
 void check_dual_point(const char* where, const Eigen::Ref<const Vector>& y,
                       const Eigen::Ref<const Vector>& beta, double C) {
@@ -170,8 +167,19 @@ void check_multiplicative_update_batch(const DeviceMatrix& Z, const DeviceMatrix
                "multiplicative_update_batch: normalized and next must be distinct");
 }
 
+void check_smo_terms(const char* where, Index n, Index P, const SmoBatchTerms& terms) {
+    ZN_EXPECTS_DIM((terms.p.size() == 0 || (terms.p.rows() == n && terms.p.cols() == P)) &&
+                       (terms.delta.size() == 0 || terms.delta.size() == P),
+                   where << ": linear terms " << terms.p.rows() << " x " << terms.p.cols()
+                         << " and " << terms.delta.size() << " right-hand sides for " << P
+                         << " problems of " << n << " variables");
+    ZN_EXPECTS(terms.p.allFinite() && terms.delta.allFinite(),
+               where << ": the linear terms or right-hand sides are not finite");
+}
+
 void check_newton_finish_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix& beta,
-                               const SmoOptions& options, const std::vector<char>& open) {
+                               const SmoOptions& options, const std::vector<char>& open,
+                               const SmoBatchTerms& terms) {
     options.validate();
     const Index n = Y.rows();
     const Index P = Y.cols();
@@ -182,6 +190,7 @@ void check_newton_finish_batch(const DeviceMatrix& K, const Matrix& Y, const Mat
                                                 << beta.cols() << ", " << open.size()
                                                 << " open flags (need K n x n P, the others n x P "
                                                    "and P flags)");
+    check_smo_terms("newton_finish_batch", n, P, terms);
     for (Index p = 0; p < P; ++p) {
         if (!open[std::size_t(p)]) continue;
         const std::string where = "newton_finish_batch: problem " + std::to_string(p);
@@ -190,7 +199,7 @@ void check_newton_finish_batch(const DeviceMatrix& K, const Matrix& Y, const Mat
 }
 
 void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,
-                     const std::vector<char>& active) {
+                     const std::vector<char>& active, const SmoBatchTerms& terms) {
     const Index n = Y.rows();
     const Index P = Y.cols();
     ZN_EXPECTS_DIM(P >= 1 && K.rows() == n && K.cols() == n * P,
@@ -204,6 +213,7 @@ void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_
     ZN_EXPECTS_DIM(active.empty() || Index(active.size()) == P,
                    "solve_smo_batch: " << active.size() << " active flags for " << P
                                        << " problems");
+    check_smo_terms("solve_smo_batch", n, P, terms);
 }
 
 }  // namespace zeronorm::detail

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "zeronorm/backend.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 
 namespace zeronorm::detail {
 
@@ -51,12 +51,18 @@ void check_multiplicative_update_batch(const DeviceMatrix& Z, const DeviceMatrix
                                        const DeviceMatrix& normalized, const DeviceMatrix& next);
 
 // newton_finish_batch's operands: K (n x n P), Y (+-1 in the open problems) and beta (n x P,
-// finite, within [0, C]), open with P flags; C finite and > 0, ridge >= 0.
+// finite, within [0, C]), open with P flags, the terms as check_smo_terms; C finite and > 0,
+// ridge >= 0.
 void check_newton_finish_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix& beta,
-                               const SmoOptions& options, const std::vector<char>& open);
+                               const SmoOptions& options, const std::vector<char>& open,
+                               const SmoBatchTerms& terms);
 
-// K (n x n P) against Y (n x P), warm_start (n x P) and active (P or empty).
+// K (n x n P) against Y (n x P), warm_start (n x P), active (P or empty) and the terms as
+// check_smo_terms.
 void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,
-                     const std::vector<char>& active);
+                     const std::vector<char>& active, const SmoBatchTerms& terms);
+
+// A batch's terms: p empty or n x P and finite, delta empty or P finite entries.
+void check_smo_terms(const char* where, Index n, Index P, const SmoBatchTerms& terms);
 
 }  // namespace zeronorm::detail

@@ -8,6 +8,7 @@
 
 #include "smo_common.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 
 namespace zeronorm::detail {
 
@@ -211,7 +212,7 @@ SmoResult solve_smo_decomposition(Backend& backend, const KernelSpec& spec, cons
         local.max_iterations = std::min<std::int64_t>(max_steps - steps, 100 * std::int64_t(b));
         local.shrinking = false;
         const SmoResult sub =
-            backend.solve_smo_working_set(backend.select_rows(K_cols, B), y_B, beta_B, G_B, local);
+            backend.smo().solve_working_set(backend.select_rows(K_cols, B), y_B, beta_B, G_B, local);
         steps += sub.iterations;
         const Vector delta = sub.beta - beta_B;
         if ((delta.array() == 0.0).all()) break;  // no progress: stop rather than spin

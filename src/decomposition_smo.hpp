@@ -9,7 +9,7 @@
 //      smallest of I_low, alternately;
 //   3. the kernel columns K(:, B), from a cache of kernel columns in the backend's memory
 //      (least recently used evicted; missing columns computed in one kernel_matrix call);
-//   4. the subproblem on B by solve_smo_working_set, to the gap max(tolerance, gap / 10);
+//   4. the subproblem on B by SmoOps::solve_working_set, to the gap max(tolerance, gap / 10);
 //   5. G += Q(:, B) (beta_B new - old): one product with the cached columns.
 // One implementation over the backend primitives; the CUDA backend runs it when the full kernel
 // would not fit in device memory, and the CPU backend runs it in tests against its own solver.
@@ -24,7 +24,7 @@ struct DecompositionOptions {
     Index cache_columns = 0;   // kernel columns kept (at least q, at most n; 0: 4 q)
 };
 
-// SMO as Backend::solve_smo(spec, X, ...) by decomposition. options.max_iterations bounds the
+// SMO as SmoOps::solve(spec, X, ...) by decomposition. options.max_iterations bounds the
 // SMO steps summed over all rounds (0: max(10^7, 100 n)); iterations in the result counts them.
 SmoResult solve_smo_decomposition(Backend& backend, const KernelSpec& spec, const DeviceMatrix& X,
                                   const Vector& y, const SmoOptions& options,

@@ -29,7 +29,9 @@ enum class Side : char { Lower, Free, Upper };
 // solved again (a few active-set rounds). Nothing when the free set empties, the system is
 // singular, or no round meets the tolerance: the caller then finishes with SMO.
 std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const Vector& y,
-                                       const SmoOptions& options, const Vector& coarse_beta) {
+                                       const SmoOptions& options, const Vector& coarse_beta,
+                                       const SmoTerms& terms) {
+    const bool svm_dual = terms.p.size() == 0;  // p = -1
     const Index n = y.size();
     const double C = options.C;
     std::vector<Side> side(std::size_t(n), Side::Lower);
@@ -49,14 +51,14 @@ std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const 
         }
         if (free.empty()) return std::nullopt;
         const Index m = Index(free.size());
-        // rhs = 1 - Q_FU C 1 (from beta, which holds C on U and 0 elsewhere).
+        // rhs = -p_F - Q_FU C 1 (from beta, which holds C on U and 0 elsewhere).
         const Vector Q_beta_bounds = Q * beta;
         Matrix Q_FF(m, m);
         Vector rhs(m), y_F(m);
         for (Index a = 0; a < m; ++a) {
             const Index i = free[std::size_t(a)];
             y_F[a] = y[i];
-            rhs[a] = 1.0 - Q_beta_bounds[i];
+            rhs[a] = (svm_dual ? 1.0 : -terms.p[i]) - Q_beta_bounds[i];
             for (Index b = 0; b < m; ++b) Q_FF(a, b) = Q(i, free[std::size_t(b)]);
         }
         const Eigen::LDLT<Matrix> ldlt(Q_FF);
@@ -65,7 +67,8 @@ std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const 
         const double yb = y_F.dot(b);
         const double y_beta_bounds = y.dot(beta);  // C times the sum of y over U
         if (!(std::abs(yb) > 0) || !a.allFinite() || !b.allFinite()) return std::nullopt;
-        const double nu = (y_F.dot(a) + y_beta_bounds) / yb;
+        // y'beta = delta: y_F'(a - nu b) + C y_U'1 = delta.
+        const double nu = (y_F.dot(a) + y_beta_bounds - terms.delta) / yb;
         const Vector beta_F = a - nu * b;
         if (!beta_F.allFinite()) return std::nullopt;
 
@@ -78,8 +81,9 @@ std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const 
         }
         if (left_box) continue;
 
-        const Vector G = Q * beta - Vector::Ones(n);  // gradient of 1/2 b'Qb - 1'b
-        SmoResult out = smo_detail::smo_result(beta, G, y, C);
+        // gradient of 1/2 b'Qb + p'b
+        const Vector G = svm_dual ? Vector(Q * beta - Vector::Ones(n)) : Vector(Q * beta + terms.p);
+        SmoResult out = smo_detail::smo_result(beta, G, y, C, terms.p);
         if (out.kkt_gap <= options.tolerance) return out;
         // Bounded variables with a multiplier of the wrong sign (G_i + nu y_i < 0 at the lower
         // bound, > 0 at the upper) join the free set.
@@ -109,20 +113,26 @@ bool tries_newton(const SmoOptions& options, Index n) {
 }  // namespace
 
 SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector& y,
-                           const SmoOptions& options, const Vector* warm_start) {
+                           const SmoOptions& options, const Vector* warm_start,
+                           const SmoTerms& terms) {
     const Matrix warm = warm_start != nullptr ? Matrix(*warm_start) : Matrix();
+    SmoBatchTerms batch_terms;
+    if (terms.p.size() > 0) batch_terms.p = terms.p;
+    if (terms.delta != 0.0) batch_terms.delta = Vector::Constant(1, terms.delta);
     return solve_dense_dual_batch(backend, K, Matrix(y), options,
-                                  warm_start != nullptr ? &warm : nullptr)
+                                  warm_start != nullptr ? &warm : nullptr, {}, batch_terms)
         .front();
 }
 
 std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatrix& K,
                                               const Matrix& Y, const SmoOptions& options,
                                               const Matrix* warm_start,
-                                              const std::vector<char>& active) {
+                                              const std::vector<char>& active,
+                                              const SmoBatchTerms& terms) {
     const Index n = Y.rows();
     const Index P = Y.cols();
-    if (!tries_newton(options, n)) return backend.solve_smo_batch(K, Y, options, warm_start, active);
+    SmoOps& smo = backend.smo();
+    if (!tries_newton(options, n)) return smo.solve_batch(K, Y, options, warm_start, active, terms);
     std::vector<char> open(static_cast<std::size_t>(P), 1);  // not finished by a Newton step
     if (!active.empty()) open = active;
     std::vector<char> staged = open;  // open and its last coarse SMO succeeded
@@ -136,7 +146,7 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
         SmoOptions coarse = options;
         coarse.tolerance = coarse_tolerance;
         const std::vector<SmoResult> current =
-            backend.solve_smo_batch(K, Y, coarse, started ? &beta : nullptr, staged);
+            smo.solve_batch(K, Y, coarse, started ? &beta : nullptr, staged, terms);
         started = true;
         for (Index p = 0; p < P; ++p) {
             if (!staged[std::size_t(p)]) continue;
@@ -145,7 +155,7 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
             beta.col(p) = r.beta;
             if (r.status != Status::Success) staged[std::size_t(p)] = 0;  // to the final SMO
         }
-        std::vector<SmoResult> finished = backend.newton_finish_batch(K, Y, beta, options, staged);
+        std::vector<SmoResult> finished = smo.newton_finish_batch(K, Y, beta, options, staged, terms);
         for (Index p = 0; p < P; ++p) {
             SmoResult& f = finished[std::size_t(p)];
             if (!staged[std::size_t(p)] || f.beta.size() == 0) continue;
@@ -157,7 +167,7 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
     }
     if (std::any_of(open.begin(), open.end(), [](char c) { return c != 0; })) {
         std::vector<SmoResult> tail =
-            backend.solve_smo_batch(K, Y, options, started ? &beta : nullptr, open);
+            smo.solve_batch(K, Y, options, started ? &beta : nullptr, open, terms);
         for (Index p = 0; p < P; ++p) {
             if (!open[std::size_t(p)]) continue;
             tail[std::size_t(p)].iterations += iterations[std::size_t(p)];
@@ -169,13 +179,15 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
 
 std::vector<SmoResult> newton_finish_on_host(const Eigen::Ref<const Matrix>& K, const Matrix& Y,
                                              const Matrix& beta, const SmoOptions& options,
-                                             const std::vector<char>& open) {
+                                             const std::vector<char>& open,
+                                             const SmoBatchTerms& terms) {
     const Index n = Y.rows();
     std::vector<SmoResult> out(static_cast<std::size_t>(Y.cols()));
     parallel_for(out.size(), 0, [&](std::size_t p) {
         if (!open[p]) return;
         if (auto finished = newton_finish(K.middleCols(Index(p) * n, n), Y.col(Index(p)), options,
-                                          beta.col(Index(p))))
+                                          beta.col(Index(p)),
+                                          smo_detail::problem_terms(terms, Index(p))))
             out[p] = std::move(*finished);
     });
     return out;

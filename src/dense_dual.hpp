@@ -16,35 +16,42 @@
 #include <optional>
 #include <vector>
 
-#include "zeronorm/backend.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 
 namespace zeronorm::detail {
 
 SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector& y,
-                           const SmoOptions& options, const Vector* warm_start = nullptr);
+                           const SmoOptions& options, const Vector* warm_start = nullptr,
+                           const SmoTerms& terms = {});
 
-// The same for a batch of problems (Backend::solve_smo_batch's arguments), which the single
-// form above runs with one problem: each SMO stage is one batched solve over the problems still
-// open, the Newton finishes one Backend::newton_finish_batch (on the device for CUDA), and the
+// The same for a batch of problems (SmoOps::solve_batch's arguments), which the single form
+// above runs with one problem: each SMO stage is one batched solve over the problems still open,
+// the Newton finishes one SmoOps::newton_finish_batch (on the device for CUDA), and the
 // problems no Newton step finished get one batched SMO to the requested tolerance.
 std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatrix& K,
                                               const Matrix& Y, const SmoOptions& options,
                                               const Matrix* warm_start = nullptr,
-                                              const std::vector<char>& active = {});
+                                              const std::vector<char>& active = {},
+                                              const SmoBatchTerms& terms = {});
 
-// Active-set rounds of the Newton finish (Backend::newton_finish_batch) before giving up.
+// Active-set rounds of the Newton finish (SmoOps::newton_finish_batch) before giving up.
 constexpr int kNewtonRounds = 8;
 
-// The Newton finish of one problem from the SMO point coarse_beta, on the host (the reference,
-// and the CPU backend's newton_finish_batch): the finished result (Success, with bias,
-// objective and KKT gap, iterations 0), or nothing.
+// The Newton finish of one problem (linear term and right-hand side in `terms`) from the SMO
+// point coarse_beta, on the host (the reference, the CPU backend's newton_finish_batch and the
+// CUDA backend's for the problems its device code does not finish): the finished result
+// (Success, with bias, objective and KKT gap, iterations 0), or nothing. Each round solves the
+// free variables' system by a pivoted LDLT, which also takes a positive semidefinite (singular)
+// Q_FF; the round gives up only where that solve or nu is not finite.
 std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const Vector& y,
-                                       const SmoOptions& options, const Vector& coarse_beta);
+                                       const SmoOptions& options, const Vector& coarse_beta,
+                                       const SmoTerms& terms = {});
 
 // newton_finish for the problems with open[p] of a batch on the host (K n x (n P) in host
-// memory), in parallel: Backend::newton_finish_batch's result.
+// memory), in parallel: SmoOps::newton_finish_batch's result.
 std::vector<SmoResult> newton_finish_on_host(const Eigen::Ref<const Matrix>& K, const Matrix& Y,
                                              const Matrix& beta, const SmoOptions& options,
-                                             const std::vector<char>& open);
+                                             const std::vector<char>& open,
+                                             const SmoBatchTerms& terms = {});
 
 }  // namespace zeronorm::detail

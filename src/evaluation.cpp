@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "selection_batch.hpp"
 #include "split_runner.hpp"
@@ -47,8 +48,11 @@ SplitEvaluation evaluate_split(Backend& backend, const Dataset& data, const Fold
         Matrix X_test(test.n_samples(), Index(subset.selected.size()));
         for (std::size_t k = 0; k < subset.selected.size(); ++k)
             X_test.col(Index(k)) = test.X.col(subset.selected[k]);
-        out.errors.push_back(subset_error(backend, subset, X_test, test.y));
+        const bool trained = subset.classifier_status != Status::NumericalIssue;
+        out.errors.push_back(trained ? subset_error(backend, subset, X_test, test.y)
+                                     : std::numeric_limits<double>::quiet_NaN());
         out.selected.push_back(subset.selected);
+        out.classifier_status.push_back(subset.classifier_status);
     }
     out.iterations = selection.iterations;
     out.status = selection.status;
@@ -82,6 +86,8 @@ SelectionEvaluation evaluate_selection(BackendKind kind, int device, const Datas
                                            : not_batched));
     SelectionEvaluation result;
     if (batched) {
+        // The per-split route checks inside select_features, on each split's prepared rows.
+        if (!options.standardize) check_kernel_range(KernelSpec(), prepared.X, "feature selection");
         auto backend = make_backend(kind, device);
         result.splits = detail::evaluate_l2_arom_batched(
             *backend, prepared, folds, options,
@@ -108,10 +114,15 @@ SelectionEvaluation evaluate_selection(BackendKind kind, int device, const Datas
         PathPoint point;
         point.n_features = options.selection.feature_counts[c];
         std::vector<double> errors;
-        for (const SplitEvaluation& s : result.splits) errors.push_back(s.errors[c]);
+        for (const SplitEvaluation& s : result.splits) {
+            if (std::isnan(s.errors[c]))
+                ++point.failed_classifiers;
+            else
+                errors.push_back(s.errors[c]);
+        }
         const detail::MeanAndError m = detail::mean_and_std_error(errors);
-        point.mean_error = m.mean;
-        point.std_error = m.std_error;
+        point.mean_error = errors.empty() ? std::numeric_limits<double>::quiet_NaN() : m.mean;
+        point.std_error = errors.empty() ? std::numeric_limits<double>::quiet_NaN() : m.std_error;
         result.path.push_back(point);
     }
     for (const SplitEvaluation& s : result.splits)

@@ -1,6 +1,8 @@
 #include "zeronorm/kernel.hpp"
 
+#include <cfloat>
 #include <cmath>
+#include <sstream>
 
 #include "zeronorm/error.hpp"
 
@@ -87,6 +89,37 @@ double kernel_value(const KernelSpec& spec, const double* a, Index a_stride, con
         }
     }
     return 0.0;
+}
+
+void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::string& where) {
+    const bool inner_product = spec.type == KernelType::Linear ||
+                               spec.type == KernelType::Polynomial ||
+                               spec.type == KernelType::SumOfPowers;
+    if (!inner_product || X.size() == 0 || !X.allFinite()) return;
+    Index row = 0, col = 0;
+    const double largest = X.cwiseAbs().maxCoeff(&row, &col);
+    if (largest == 0.0) return;
+    // |k(x, x')| <= k-bound of the largest |x|^2 (Cauchy-Schwarz), in long double so that the
+    // bound itself does not overflow; |x|^2 from X / largest, which cannot.
+    using Wide = long double;
+    const Wide norm2 =
+        Wide(largest) * largest * (X / largest).rowwise().squaredNorm().maxCoeff();
+    Wide bound = norm2;
+    if (spec.type == KernelType::Polynomial) {
+        bound = std::pow(Wide(spec.gamma) * norm2 + std::fabs(spec.coef0), spec.degree);
+    } else if (spec.type == KernelType::SumOfPowers) {
+        bound = 0;
+        for (int t = 1; t <= spec.degree; ++t) bound += std::pow(norm2, t);
+    }
+    // The solver adds up to n kernel values, each times dual variables that may exceed 1.
+    const Wide limit = Wide(DBL_MAX) / (16.0L * Wide(X.rows() + 1));
+    if (bound <= limit) return;
+    std::ostringstream os;
+    os << where << ": the data's values are too large for the " << to_string(spec.type)
+       << " kernel: the largest |x| is " << largest << " (row " << row << ", column " << col
+       << ", 0-based), so kernel values reach about " << bound << ", beyond what double precision can sum; standardise the data (--standardize) or "
+          "rescale it";
+    throw NumericalError(os.str());
 }
 
 }  // namespace zeronorm

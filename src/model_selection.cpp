@@ -9,6 +9,7 @@
 #include "split_runner.hpp"
 #include "svm_batch.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 #include "zeronorm/preprocess.hpp"
 
 namespace zeronorm {
@@ -70,7 +71,7 @@ public:
             return detail::solve_dense_dual(
                 backend_, backend_.select_rows(backend_.select_columns(K_, rows), rows), y, smo,
                 warm);
-        return backend_.solve_smo(spec_, backend_.select_rows(X_, rows), y, smo, warm);
+        return backend_.smo().solve(spec_, backend_.select_rows(X_, rows), y, smo, warm);
     }
 
     // Decision values of the SVM `r` (trained on `rows`) on the training rows `eval`, or on new

@@ -70,8 +70,8 @@ void SelectionOptions::validate(Index n_features) const {
                "rfe_fraction must be in [0, 1), got " << rfe_fraction);
     ZN_EXPECTS(final_C > 0 && !std::isnan(final_C),
                "final_C must be positive (or infinity), got " << final_C);
-    ZN_EXPECTS(std::isfinite(final_ridge),
-               "final_ridge must be finite (< 0 means: same as ridge), got " << final_ridge);
+    ZN_EXPECTS(std::isfinite(final_ridge) && final_ridge >= 0,
+               "final_ridge must be finite and >= 0, got " << final_ridge);
     // The SMO fields other than C and ridge (those are replaced by the ones above).
     SmoOptions inner = smo;
     inner.C = 1.0;
@@ -135,9 +135,16 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoOptions& base, double
     }
     Vector warm;
     if (warm_start != nullptr) warm = *warm_start;
-    double bound = std::max(1.0, warm.size() > 0 ? 10.0 * warm.maxCoeff() : 0.0);
+    // Stage bounds in units of 1 / R^2 when R^2 is far from 1: with one feature near 1e12
+    // (K ~ 1e24, hard-margin beta ~ 1e-24) a bound of 1 lets SMO chase dual variables whose
+    // gradients (~1e24) can never meet the tolerance, up to its 10^7-step cap (seconds). So
+    // scaled, such data get the stages of data with |x| ~ 1; those keep their bounds exactly.
+    const double R2 = radius2();
+    const double unit =
+        R2 > kWellScaledRadius2 || (R2 > 0 && R2 < 1.0 / kWellScaledRadius2) ? 1.0 / R2 : 1.0;
+    double bound = std::max(unit, warm.size() > 0 ? 10.0 * warm.maxCoeff() : 0.0);
     for (;; bound *= 100.0) {
-        smo.C = std::min(bound, kMaxHardMarginBound);
+        smo.C = std::min(bound, kMaxHardMarginBound * unit);
         SmoResult r = solve(smo, warm.size() > 0 ? &warm : nullptr);
         const bool at_bound = r.beta.size() > 0 && r.beta.maxCoeff() >= smo.C;
         if (!at_bound && r.status == Status::Success) return r;  // the hard-margin optimum
@@ -145,7 +152,7 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoOptions& base, double
         const double sum = r.beta.sum();
         const double w2 = std::max(0.0, 2.0 * (r.objective + sum));
         const double delta = sum > 0 ? 2.0 * std::sqrt(w2) / sum : 0.0;
-        const double radius = std::sqrt(std::max(0.0, radius2()));
+        const double radius = std::sqrt(std::max(0.0, R2));
         std::ostringstream os;
         os << where << ": data not separable: ";
         if (delta <= kSeparabilityTolerance * radius) {
@@ -156,9 +163,9 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoOptions& base, double
             os << "SMO hit its iteration cap (" << r.iterations << ") on the hard-margin SVM "
                << "(C = inf, ridge = 0) with box bound " << smo.C
                << "; the data are probably not linearly separable";
-        } else if (smo.C >= kMaxHardMarginBound) {
+        } else if (smo.C >= kMaxHardMarginBound * unit) {
             os << "the hard-margin SVM (C = inf, ridge = 0) needs dual variables beyond "
-               << kMaxHardMarginBound << " (convex hulls " << delta << " apart)";
+               << smo.C << " (convex hulls " << delta << " apart)";
         } else {
             warm = r.beta;
             continue;
@@ -204,7 +211,11 @@ FeatureSubset retrain_ww(const Dataset& data, const Machines& machines,
                                         ww_options(options, true));
     std::ostringstream where;
     where << "final classifier on the " << r << " selected features (Weston-Watkins M-SVM)";
-    if (ww.not_separable) throw NumericalError(ww_not_separable_message(where.str()));
+    if (ww.not_separable) {
+        subset.classifier_status = Status::NumericalIssue;
+        subset.classifier_message = ww_not_separable_message(where.str());
+        return subset;
+    }
     subset.class_weights = Xs.transpose() * ww.coef;
     for (int m = 0; m < machines.n_classes; ++m) {
         SvmModel model;  // linear kernel
@@ -231,7 +242,6 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
     const Index r = Index(selected.size());
     subset.n_features = r;
     subset.selected = selected;
-    const double ridge = final_classifier_ridge(options);
     SvmOptions svm;  // linear kernel
 
     Dataset sub;
@@ -253,8 +263,23 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
             model = std::move(trained.model);
             return trained.smo;
         };
-        solve_svm_dual(solve, options.final_smo, options.final_C, ridge, nullptr, radius2,
-                       where.str());
+        try {
+            const SmoResult dual = solve_svm_dual(solve, options.final_smo, options.final_C,
+                                                  options.final_ridge, nullptr, radius2,
+                                                  where.str());
+            if (dual.status != Status::Success && subset.classifier_status == Status::Success) {
+                subset.classifier_status = dual.status;
+                subset.classifier_message = where.str() + ": SMO stopped with status " +
+                                            to_string(dual.status) + " after " +
+                                            std::to_string(dual.iterations) + " iterations";
+            }
+        } catch (const NumericalError& e) {  // the selection stands without its classifier
+            subset.classifier_status = Status::NumericalIssue;
+            subset.classifier_message = e.what();
+            subset.classifiers.clear();
+            subset.class_weights.resize(0, 0);
+            return subset;
+        }
         subset.class_weights.col(Index(k)) = model.linear_weights();
         subset.classifiers.push_back(std::move(model));
     }
@@ -272,6 +297,7 @@ SelectionResult select_features(Backend& backend, const Dataset& data,
     data.validate();
     options.validate(data.n_features());
     const detail::Machines machines = detail::make_machines(data.y);
+    check_kernel_range(KernelSpec(), data.X, "feature selection");  // the linear SVMs
     if (!machines.binary() && options.multiclass == MulticlassScheme::WestonWatkins &&
         options.method != SelectionMethod::L2Arom)
         throw InvalidArgument("multiclass scheme ww (Weston-Watkins M-SVM, Problem 10 with the "

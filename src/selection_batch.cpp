@@ -9,6 +9,7 @@
 #include "dense_dual.hpp"
 #include "split_runner.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/ops/arom_ops.hpp"
 #include "zeronorm/svm.hpp"
 
 namespace zeronorm::detail {
@@ -108,7 +109,7 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
         // W_p = X_p' coef_p for all splits in one product, then the update on the backend.
         backend.gemm_batch(P, true, false, 1.0, X_train, backend.upload(coef), 0.0, XtC);
         clock.lap(phases.weights);
-        const std::vector<ScaleUpdate> updates = backend.multiplicative_update_batch(
+        const std::vector<ScaleUpdate> updates = backend.arom().multiplicative_update_batch(
             Z, XtC, solved, sel.prune_tolerance, normalized, Z_next);
         const FetchedScales fetched(backend, paths, updates, solved, {&Z_next, &Z, &normalized});
         parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
@@ -141,7 +142,7 @@ std::vector<SplitEvaluation> evaluate_selections(Backend& backend, const SplitBa
     PhaseClock clock;
     std::vector<SplitEvaluation> out(static_cast<std::size_t>(P));
     const SmoOptions final_dual =
-        dual_options(sel.final_smo, sel.final_C, final_classifier_ridge(sel));
+        dual_options(sel.final_smo, sel.final_C, sel.final_ridge);
     for (Index r : sel.feature_counts) {  // the caller's order
         const auto pos = std::size_t(std::find(counts_desc.begin(), counts_desc.end(), r) -
                                      counts_desc.begin());
@@ -167,6 +168,7 @@ std::vector<SplitEvaluation> evaluate_selections(Backend& backend, const SplitBa
             SplitEvaluation& e = out[std::size_t(p)];
             e.errors.push_back(errors[std::size_t(p)]);
             e.selected.push_back(rankings[std::size_t(p)].selected[pos]);
+            e.classifier_status.push_back(duals[std::size_t(p)].status);
         }
     }
     for (Index p = 0; p < P; ++p) {
@@ -187,7 +189,7 @@ std::string why_not_batched(const Dataset& data, const std::vector<Fold>& folds,
     for (Index i = 0; i < data.n_samples(); ++i)
         if (data.y[i] != 1.0 && data.y[i] != -1.0)
             return "only two classes (labels -1/+1) run batched";
-    if (!bounded_dual(sel.C, sel.ridge) || !bounded_dual(sel.final_C, final_classifier_ridge(sel)))
+    if (!bounded_dual(sel.C, sel.ridge) || !bounded_dual(sel.final_C, sel.final_ridge))
         return "the hard margin without a ridge (C = inf, ridge = 0) does not run batched; set "
                "a ridge > 0 or a finite C";
     for (const Fold& f : folds)

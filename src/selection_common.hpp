@@ -37,16 +37,16 @@ Machines make_machines(const Vector& y);
 // |x_i|), no hard-margin hyperplane exists or its margin is below 5e-4 R, and a NumericalError
 // naming `where` says "data not separable" and asks for a ridge. This certificate comes after a
 // few cheap stages, instead of after the millions of SMO steps that a huge bound would take.
-// `radius2` gives R^2; it is called only when a bound is reached.
+// `radius2` gives R^2 (called once per pure hard-margin solve). When R^2 lies outside
+// [1e-8, 1e8] the bounds are taken in units of 1 / R^2 (1/R^2 .. 1e8/R^2), the same problem
+// as for the data divided by R.
 using DualSolver = std::function<SmoResult(const SmoOptions& smo, const Vector* warm_start)>;
 // True unless C = inf with ridge = 0 (the pure hard margin, solved in stages above): then the
 // dual is bounded and one solve serves.
 inline bool bounded_dual(double C, double ridge) { return !(std::isinf(C) && ridge == 0.0); }
-// The ridge of the final classifier: final_ridge, or the selection's ridge when it is < 0.
-inline double final_classifier_ridge(const SelectionOptions& options) {
-    return options.final_ridge < 0 ? options.ridge : options.final_ridge;
-}
 constexpr double kMaxHardMarginBound = 1e8;
+// R^2 outside [1 / this, this]: the stage bounds above are taken in units of 1 / R^2.
+constexpr double kWellScaledRadius2 = 1e8;
 constexpr double kSeparabilityTolerance = 1e-3;
 SmoResult solve_svm_dual(const DualSolver& solve, const SmoOptions& base, double C, double ridge,
                          const Vector* warm_start, const std::function<double()>& radius2,

@@ -24,26 +24,45 @@ void check_smo_labels(const Vector& y) {
     ZN_EXPECTS(has_positive && has_negative, "SMO: the labels hold only one class");
 }
 
-Vector make_feasible(const Vector& beta, const Vector& y, double C) {
+namespace {
+// delta spread evenly over the class of its sign: the cold start of y'beta = delta.
+Vector spread(const Vector& y, double C, double delta) {
+    const Index n = y.size();
+    if (delta == 0.0) return Vector::Zero(n);
+    const double sign = delta > 0 ? 1.0 : -1.0;
+    const auto side = (y.array() == sign).count();
+    const double value = side > 0 ? std::abs(delta) / double(side) : kInf;
+    ZN_EXPECTS(value <= C, "SMO: y'beta = " << delta << " is out of reach within [0, " << C
+                                           << "] (" << side << " labels of its sign)");
+    return (y.array() == sign).select(Vector::Constant(n, value), 0.0);
+}
+}  // namespace
+
+Vector make_feasible(const Vector& beta, const Vector& y, double C, double delta) {
     Vector b = beta.cwiseMax(0.0).cwiseMin(C);
     const double positive = (y.array() > 0).select(b.array(), 0.0).sum();
     const double negative = (y.array() < 0).select(b.array(), 0.0).sum();
-    if (std::abs(positive - negative) <= 1e-14 * (positive + negative)) return b;  // rounding only
-    if (positive > negative && positive > 0) {
-        b = (y.array() > 0).select(b.array() * (negative / positive), b.array());
-    } else if (negative > positive && negative > 0) {
-        b = (y.array() < 0).select(b.array() * (positive / negative), b.array());
+    // rounding only
+    if (std::abs(positive - negative - delta) <= 1e-14 * (positive + negative + std::abs(delta)))
+        return b;
+    // positive' = negative + delta, or negative' = positive - delta; both only ever shrink.
+    if (positive - negative > delta && positive > 0 && negative + delta >= 0) {
+        b = (y.array() > 0).select(b.array() * ((negative + delta) / positive), b.array());
+    } else if (positive - negative < delta && negative > 0 && positive - delta >= 0) {
+        b = (y.array() < 0).select(b.array() * ((positive - delta) / negative), b.array());
+    } else {
+        b = spread(y, C, delta);
     }
     return b;
 }
 
-Vector smo_starting_point(const Vector* warm_start, const Vector& y, double C) {
+Vector smo_starting_point(const Vector* warm_start, const Vector& y, double C, double delta) {
     const Index n = y.size();
-    if (warm_start == nullptr) return Vector::Zero(n);
+    if (warm_start == nullptr) return spread(y, C, delta);
     ZN_EXPECTS_DIM(warm_start->size() == n, "SMO: warm start has " << warm_start->size()
                                                                     << " entries, expected " << n);
     ZN_EXPECTS(warm_start->allFinite(), "SMO: warm start is not finite");
-    return make_feasible(*warm_start, y, C);
+    return make_feasible(*warm_start, y, C, delta);
 }
 
 double smo_bias(const Vector& beta, const Vector& G, const Vector& y, double C) {
@@ -72,9 +91,12 @@ double smo_bias(const Vector& beta, const Vector& G, const Vector& y, double C) 
     return -rho;
 }
 
-double smo_objective(const Vector& beta, const Vector& G) {
+double smo_objective(const Vector& beta, const Vector& G, const Vector& p) {
     double v = 0.0;
-    for (Index i = 0; i < beta.size(); ++i) v += beta[i] * (G[i] - 1.0);
+    if (p.size() == 0)
+        for (Index i = 0; i < beta.size(); ++i) v += beta[i] * (G[i] - 1.0);
+    else
+        for (Index i = 0; i < beta.size(); ++i) v += beta[i] * (G[i] + p[i]);
     return 0.5 * v;
 }
 
@@ -83,11 +105,12 @@ std::int64_t smo_iteration_cap(const SmoOptions& options, Index n) {
                                       : std::max<std::int64_t>(10'000'000, 100 * std::int64_t(n));
 }
 
-SmoResult smo_result(const Vector& beta, const Vector& G, const Vector& y, double C) {
+SmoResult smo_result(const Vector& beta, const Vector& G, const Vector& y, double C,
+                     const Vector& p) {
     SmoResult r;
     r.beta = beta;
     r.bias = smo_bias(beta, G, y, C);
-    r.objective = smo_objective(beta, G);
+    r.objective = smo_objective(beta, G, p);
     r.kkt_gap = smo_kkt_gap(beta, G, y, C);
     return r;
 }
@@ -101,6 +124,13 @@ double smo_kkt_gap(const Vector& beta, const Vector& G, const Vector& y, double 
         if (in_low(y[t], beta[t], C)) M = std::min(M, v);
     }
     return (std::isfinite(m) && std::isfinite(M)) ? std::max(0.0, m - M) : 0.0;
+}
+
+SmoTerms problem_terms(const SmoBatchTerms& terms, Index p) {
+    SmoTerms t;
+    if (terms.p.size() > 0) t.p = terms.p.col(p);
+    if (terms.delta.size() > 0) t.delta = terms.delta[p];
+    return t;
 }
 
 }  // namespace zeronorm::smo_detail

@@ -41,6 +41,7 @@
 #include <string>
 
 #include "zeronorm/error.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 
 namespace zeronorm {
 namespace {
@@ -223,6 +224,7 @@ SparseSvmResult train_sparse_svm(Backend& backend, const Dataset& data,
     ZN_EXPECTS(data.n_features() >= 1, "sparse SVM training needs at least one feature");
     check_binary_labels(data.y);
     options.validate(data.n_features());
+    check_kernel_range(options.kernel, data.X, "sparse SVM training");
 
     const Index l = data.n_samples();
     const Vector& y = data.y;
@@ -273,7 +275,7 @@ SparseSvmResult train_sparse_svm(Backend& backend, const Dataset& data,
         }
         record.jitter = step.jitter;
 
-        const SmoResult inner = backend.solve_smo(step.Ktilde, y, smo, &beta);  // step 5, (3.6)
+        const SmoResult inner = backend.smo().solve(step.Ktilde, y, smo, &beta);  // step 5, (3.6)
         const DeviceMatrix y_beta = backend.upload(Matrix(y.cwiseProduct(inner.beta)));
         const Matrix a_host =
             backend.download(sparse_svm_apply_KtK(backend, step, y_beta));  // step 6, (3.10)
@@ -319,6 +321,7 @@ SparseSvmResult train_sparse_svm(Backend& backend, const Dataset& data,
     std::vector<double> coefficients;
     for (Index i = 0; i < l; ++i) {
         if (!keep(alpha[i])) continue;
+        ++result.n_support_points;
         std::size_t k = 0;
         while (k < terms.size() && data.X.row(terms[k]) != data.X.row(i)) ++k;
         if (k == terms.size()) {

@@ -5,6 +5,7 @@
 
 #include "dense_dual.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 
 namespace zeronorm {
 
@@ -59,6 +60,7 @@ SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions
     check_binary_labels(data.y);
     options.validate(data.n_features());
     check_kernel_domain(options.kernel, data.X);
+    check_kernel_range(options.kernel, data.X, "SVM training");
 
     const Index n = data.n_samples();
     const DeviceMatrix X = backend.upload(data.X);
@@ -68,7 +70,7 @@ SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions
         const DeviceMatrix K = backend.kernel_matrix(options.kernel, X, X);
         result.smo = detail::solve_dense_dual(backend, K, data.y, options.smo);
     } else {
-        result.smo = backend.solve_smo(options.kernel, X, data.y, options.smo);
+        result.smo = backend.smo().solve(options.kernel, X, data.y, options.smo);
     }
 
     result.model = svm_model_from_dual(data, options.kernel, result.smo);

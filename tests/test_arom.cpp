@@ -12,6 +12,7 @@
 #include "backends.hpp"
 #include "random.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/ops/arom_ops.hpp"
 #include "zeronorm/preprocess.hpp"
 #include "zeronorm/selection.hpp"
 #include "zeronorm/ww_svm.hpp"
@@ -81,7 +82,7 @@ void expect_backend_path_equals_host_path(Backend& backend, const std::vector<in
             step.w_abs_sum[Index(k)] = std::abs(host.z()[Index(k)] * w[alive[k]]);
         host.advance(step);
 
-        const std::vector<ScaleUpdate> u = backend.multiplicative_update_batch(
+        const std::vector<ScaleUpdate> u = backend.arom().multiplicative_update_batch(
             Z, backend.upload(w), {char(solved)}, options.prune_tolerance, normalized, next);
         const std::vector<detail::ScaleSource> needed = batched.scales_needed(u[0], solved);
         std::vector<detail::ScaleSource> read;

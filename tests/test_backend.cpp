@@ -9,6 +9,8 @@
 #include "random.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/kernel.hpp"
+#include "zeronorm/ops/arom_ops.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 #include "zeronorm/preprocess.hpp"
 
 namespace zeronorm {
@@ -136,6 +138,7 @@ TEST_P(BackendPrimitives, SelectRowsAndColumns) {
     EXPECT_EQ(backend->select_columns(dX, {}).cols(), 0);
 }
 
+// A X = B by cholesky_factor and the two triangular solves L Y = B, L' X = Y.
 TEST_P(BackendPrimitives, CholeskySolve) {
     ZN_SEED_TRACE();
     ZN_BACKEND_OR_SKIP(backend, GetParam());
@@ -145,14 +148,16 @@ TEST_P(BackendPrimitives, CholeskySolve) {
     const Matrix A = G * G.transpose() + 0.5 * Matrix::Identity(n, n);
     const Matrix B = random_matrix(n, 3, rng);
     DeviceMatrix dA = backend->upload(A), dB = backend->upload(B);
-    ASSERT_TRUE(backend->cholesky_solve(dA, dB));
+    ASSERT_TRUE(backend->cholesky_factor(dA));
+    backend->triangular_solve(dA, false, false, dB);
+    backend->triangular_solve(dA, true, false, dB);
     const Matrix X = backend->download(dB);
     EXPECT_LT((A * X - B).cwiseAbs().maxCoeff(), 1e-9);
 
     Matrix indefinite = A;
     indefinite(7, 7) = -1.0;
-    DeviceMatrix dI = backend->upload(indefinite), dB2 = backend->upload(B);
-    EXPECT_FALSE(backend->cholesky_solve(dI, dB2));
+    DeviceMatrix dI = backend->upload(indefinite);
+    EXPECT_FALSE(backend->cholesky_factor(dI));
 }
 
 // Batched primitives against block-by-block references: Grams of rescaled data (with features
@@ -369,13 +374,13 @@ void expect_smo_batch_equals_single(Backend& backend, Index n, std::mt19937_64& 
     active[3] = 0;
     const Matrix warm = random_matrix(n, P, rng, 0.0, 0.7);
     for (const Matrix* start : {static_cast<const Matrix*>(nullptr), &warm}) {
-        const std::vector<SmoResult> batch = backend.solve_smo_batch(K, Y, options, start, active);
+        const std::vector<SmoResult> batch = backend.smo().solve_batch(K, Y, options, start, active);
         ASSERT_EQ(batch.size(), std::size_t(P));
         EXPECT_EQ(batch[3].beta.size(), 0);
         for (Index p = 0; p < P; ++p) {
             if (!active[std::size_t(p)]) continue;
             const Vector w = start ? Vector(start->col(p)) : Vector();
-            const SmoResult one = backend.solve_smo(backend.upload(Matrix(Kh.middleCols(p * n, n))),
+            const SmoResult one = backend.smo().solve(backend.upload(Matrix(Kh.middleCols(p * n, n))),
                                                     Y.col(p), options, start ? &w : nullptr);
             const SmoResult& b = batch[std::size_t(p)];
             EXPECT_EQ(b.status, Status::Success) << p;
@@ -387,8 +392,8 @@ void expect_smo_batch_equals_single(Backend& backend, Index n, std::mt19937_64& 
     }
     Matrix one_class = Y;
     one_class.col(2).setOnes();
-    EXPECT_THROW(backend.solve_smo_batch(K, one_class, options), InvalidArgument);
-    EXPECT_THROW(backend.solve_smo_batch(K, Matrix(Y.leftCols(P - 1)), options), DimensionMismatch);
+    EXPECT_THROW(backend.smo().solve_batch(K, one_class, options), InvalidArgument);
+    EXPECT_THROW(backend.smo().solve_batch(K, Matrix(Y.leftCols(P - 1)), options), DimensionMismatch);
 }
 
 TEST_P(BackendPrimitives, SmoBatchEqualsOneProblemAtATime) {
@@ -426,7 +431,7 @@ TEST_P(BackendPrimitives, MultiplicativeUpdateBatchMatchesPlainUpdate) {
     const DeviceMatrix Zd = backend->upload(Z), Wd = backend->upload(W);
     DeviceMatrix normalized = backend->allocate(d, P), next = backend->allocate(d, P);
     const std::vector<ScaleUpdate> out =
-        backend->multiplicative_update_batch(Zd, Wd, update, tolerance, normalized, next);
+        backend->arom().multiplicative_update_batch(Zd, Wd, update, tolerance, normalized, next);
     const Matrix got_normalized = backend->download(normalized), got_next = backend->download(next);
     ASSERT_EQ(out.size(), std::size_t(P));
     for (Index p = 0; p < P; ++p) {
@@ -458,14 +463,14 @@ TEST_P(BackendPrimitives, MultiplicativeUpdateBatchMatchesPlainUpdate) {
         EXPECT_LT(survivors, d);
         EXPECT_EQ(s.max_change, change);
     }
-    EXPECT_THROW(backend->multiplicative_update_batch(Zd, Wd, update, tolerance, normalized,
+    EXPECT_THROW(backend->arom().multiplicative_update_batch(Zd, Wd, update, tolerance, normalized,
                                                       normalized),
                  InvalidArgument);
-    EXPECT_THROW(backend->multiplicative_update_batch(Zd, Wd, std::vector<char>(2, 1), tolerance,
+    EXPECT_THROW(backend->arom().multiplicative_update_batch(Zd, Wd, std::vector<char>(2, 1), tolerance,
                                                       normalized, next),
                  DimensionMismatch);
     DeviceMatrix narrow = backend->allocate(d, P - 1);
-    EXPECT_THROW(backend->multiplicative_update_batch(Zd, Wd, update, tolerance, normalized, narrow),
+    EXPECT_THROW(backend->arom().multiplicative_update_batch(Zd, Wd, update, tolerance, normalized, narrow),
                  DimensionMismatch);
 }
 
@@ -496,7 +501,7 @@ TEST(CudaDeviceMemory, ExhaustionIsReportedAndTheBackendStaysUsable) {
     SmoOptions options;
     options.C = 1.0;
     try {
-        (void)cuda->solve_smo(rbf, X, y, options);
+        (void)cuda->smo().solve(rbf, X, y, options);
         FAIL() << "an SMO needing 197 GB of kernel columns ran";
     } catch (const OutOfDeviceMemory& e) {
         EXPECT_GE(e.bytes_requested(), std::size_t(n) * 3 * 1024 * sizeof(double));

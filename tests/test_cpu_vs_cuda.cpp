@@ -3,6 +3,7 @@
 
 #include "backends.hpp"
 #include "random.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 
 namespace zeronorm {
 namespace {
@@ -34,8 +35,8 @@ TEST(CpuVsCuda, KernelsGemmCholeskyAndSmoAgree) {
         SmoOptions options;
         options.C = 0.7;
         options.tolerance = 1e-8;
-        const SmoResult rc = cpu->solve_smo(Kc, data.y, options);
-        const SmoResult rg = gpu->solve_smo(Kg, data.y, options);
+        const SmoResult rc = cpu->smo().solve(Kc, data.y, options);
+        const SmoResult rg = gpu->smo().solve(Kg, data.y, options);
         EXPECT_EQ(rg.status, Status::Success);
         EXPECT_NEAR(rc.objective, rg.objective, 1e-7 * std::abs(rc.objective));
         EXPECT_NEAR(rc.bias, rg.bias, 1e-4 * std::max(1.0, std::abs(rc.bias)));

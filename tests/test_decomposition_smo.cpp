@@ -12,6 +12,7 @@
 #include "random.hpp"
 #include "smo_common.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 
 namespace zeronorm {
 namespace {
@@ -51,7 +52,7 @@ TEST_P(DecompositionSmo, MatchesSmoOnTheFullKernel) {
     options.C = 2.0;
     options.tolerance = 1e-7;
     const DeviceMatrix X = backend->upload(p.X);
-    const SmoResult full = backend->solve_smo(backend->kernel_matrix(spec, X, X), p.y, options);
+    const SmoResult full = backend->smo().solve(backend->kernel_matrix(spec, X, X), p.y, options);
     ASSERT_EQ(full.status, Status::Success);
     for (const Index q : {Index(16), Index(64)}) {
         SCOPED_TRACE("q = " + std::to_string(q));
@@ -102,7 +103,7 @@ TEST_P(DecompositionSmo, WarmStartHardMarginAndLinearKernel) {
     options.C = std::numeric_limits<double>::infinity();
     options.ridge = 0.5;
     const SmoResult hard = detail::solve_smo_decomposition(*backend, rbf, X, p.y, options, decomposition);
-    const SmoResult hard_full = backend->solve_smo(backend->kernel_matrix(rbf, X, X), p.y, options);
+    const SmoResult hard_full = backend->smo().solve(backend->kernel_matrix(rbf, X, X), p.y, options);
     EXPECT_EQ(hard.status, Status::Success);
     EXPECT_NEAR(hard.objective, hard_full.objective, 1e-7 * std::abs(hard_full.objective));
 
@@ -111,7 +112,7 @@ TEST_P(DecompositionSmo, WarmStartHardMarginAndLinearKernel) {
     options.C = 0.1;
     options.ridge = 0.0;
     const SmoResult lin = detail::solve_smo_decomposition(*backend, linear, X, p.y, options, decomposition);
-    const SmoResult lin_full = backend->solve_smo(backend->kernel_matrix(linear, X, X), p.y, options);
+    const SmoResult lin_full = backend->smo().solve(backend->kernel_matrix(linear, X, X), p.y, options);
     EXPECT_EQ(lin.status, Status::Success);
     EXPECT_NEAR(lin.objective, lin_full.objective, 1e-6 * std::abs(lin_full.objective));
 }
@@ -190,7 +191,7 @@ TEST_P(DecompositionSmo, WorkingSetSubproblem) {
         }
     }
     const SmoResult r =
-        backend->solve_smo_working_set(backend->upload(K_BB), y_B, beta_B, G_B, options);
+        backend->smo().solve_working_set(backend->upload(K_BB), y_B, beta_B, G_B, options);
     EXPECT_EQ(r.status, Status::Success);
     EXPECT_NEAR(r.beta.dot(y_B), beta_B.dot(y_B), 1e-10);
     EXPECT_GE(r.beta.minCoeff(), 0.0);
@@ -198,16 +199,16 @@ TEST_P(DecompositionSmo, WorkingSetSubproblem) {
     const Vector G_sub = Q_BB * r.beta + (G_B - Q_BB * beta_B);
     EXPECT_LE(smo_detail::smo_kkt_gap(r.beta, G_sub, y_B, options.C), 1e-9);
     EXPECT_GT(smo_detail::smo_kkt_gap(beta_B, G_B, y_B, options.C), 1e-2);  // the start was not optimal
-    const SmoResult ref = cpu->solve_smo_working_set(cpu->upload(K_BB), y_B, beta_B, G_B, options);
+    const SmoResult ref = cpu->smo().solve_working_set(cpu->upload(K_BB), y_B, beta_B, G_B, options);
     EXPECT_LT((r.beta - ref.beta).cwiseAbs().maxCoeff(), 1e-7);
     // One class only is a valid working set (its sum is fixed).
     const Vector one_class = Vector::Ones(q);
-    EXPECT_NO_THROW(backend->solve_smo_working_set(backend->upload(K_BB), one_class, beta_B, G_B, options));
+    EXPECT_NO_THROW(backend->smo().solve_working_set(backend->upload(K_BB), one_class, beta_B, G_B, options));
     Vector outside = beta_B;
     outside[3] = options.C + 1.0;
-    EXPECT_THROW(backend->solve_smo_working_set(backend->upload(K_BB), y_B, outside, G_B, options),
+    EXPECT_THROW(backend->smo().solve_working_set(backend->upload(K_BB), y_B, outside, G_B, options),
                  InvalidArgument);
-    EXPECT_THROW(backend->solve_smo_working_set(backend->upload(K_BB), Vector(y_B.head(q - 1)),
+    EXPECT_THROW(backend->smo().solve_working_set(backend->upload(K_BB), Vector(y_B.head(q - 1)),
                                                 beta_B, G_B, options),
                  DimensionMismatch);
 }

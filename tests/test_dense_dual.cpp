@@ -49,9 +49,9 @@ TEST_P(DenseDual, NewtonFinishReachesThePlainSmoOptimum) {
         options.ridge = c.ridge;
         options.tolerance = 1e-8;
         const SmoResult fast = detail::solve_dense_dual(*backend, K, data.y, options);
-        newton_used += fast.iterations < backend->solve_smo(K, data.y, options).iterations;
+        newton_used += fast.iterations < backend->smo().solve(K, data.y, options).iterations;
         options.tolerance = 1e-12;
-        const SmoResult exact = backend->solve_smo(K, data.y, options);
+        const SmoResult exact = backend->smo().solve(K, data.y, options);
         ASSERT_EQ(fast.status, Status::Success);
         EXPECT_LE(fast.kkt_gap, 1e-8);
         EXPECT_NEAR(fast.objective, exact.objective, 1e-9 * std::abs(exact.objective));
@@ -83,18 +83,18 @@ TEST_P(DenseDual, LooseTolerances) {
     // Coarser than the first Newton stage: plain SMO, bit for bit.
     options.tolerance = 0.2;
     const SmoResult a = detail::solve_dense_dual(*backend, K, data.y, options);
-    const SmoResult b = backend->solve_smo(K, data.y, options);
+    const SmoResult b = backend->smo().solve(K, data.y, options);
     EXPECT_EQ(a.beta, b.beta);
     EXPECT_EQ(a.iterations, b.iterations);
     // LIBSVM's default 1e-3: the answer meets it, and is no worse than plain SMO's.
     options.tolerance = 1e-3;
     const SmoResult c = detail::solve_dense_dual(*backend, K, data.y, options);
-    const SmoResult d = backend->solve_smo(K, data.y, options);
+    const SmoResult d = backend->smo().solve(K, data.y, options);
     EXPECT_LE(c.kkt_gap, 1e-3);
     EXPECT_LE(c.objective, d.objective + 1e-12 * std::abs(d.objective));
 }
 
-// Backend::newton_finish_batch against the host reference (detail::newton_finish) from the
+// SmoOps::newton_finish_batch against the host reference (detail::newton_finish) from the
 // same coarse SMO points: the same problems finished, the same solutions up to rounding; on
 // CUDA n = 50 runs on the device and n = 190 (beyond a block's shared memory) on the host.
 TEST_P(DenseDual, NewtonFinishBatchMatchesTheHostReference) {
@@ -123,12 +123,12 @@ TEST_P(DenseDual, NewtonFinishBatchMatchesTheHostReference) {
         options.ridge = c.ridge;
         options.tolerance = 1e-1;
         Matrix coarse(c.n, P);
-        const std::vector<SmoResult> smo = backend->solve_smo_batch(K, Y, options);
+        const std::vector<SmoResult> smo = backend->smo().solve_batch(K, Y, options);
         for (Index p = 0; p < P; ++p) coarse.col(p) = smo[std::size_t(p)].beta;
         options.tolerance = 1e-9;
         std::vector<char> open(std::size_t(P), 1);
         open[2] = 0;
-        const std::vector<SmoResult> got = backend->newton_finish_batch(K, Y, coarse, options, open);
+        const std::vector<SmoResult> got = backend->smo().newton_finish_batch(K, Y, coarse, options, open);
         ASSERT_EQ(got.size(), std::size_t(P));
         EXPECT_EQ(got[2].beta.size(), 0);
         int finished = 0;
@@ -159,9 +159,9 @@ TEST_P(DenseDual, NewtonFinishBatchMatchesTheHostReference) {
     Y << 1, -1, 1;
     SmoOptions options;
     options.C = 1.0;
-    EXPECT_THROW(backend->newton_finish_batch(K, Y, Matrix::Constant(3, 1, 2.0), options, {1}),
+    EXPECT_THROW(backend->smo().newton_finish_batch(K, Y, Matrix::Constant(3, 1, 2.0), options, {1}),
                  InvalidArgument);
-    EXPECT_THROW(backend->newton_finish_batch(K, Y, Matrix::Zero(3, 1), options, {}),
+    EXPECT_THROW(backend->smo().newton_finish_batch(K, Y, Matrix::Zero(3, 1), options, {}),
                  DimensionMismatch);
 }
 

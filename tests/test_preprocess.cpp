@@ -89,6 +89,28 @@ TEST(PreprocessStandardizer, Errors) {
                                                  {"row 2", "column 1"});
 }
 
+// Finite values near the top of the double range: the sums and squares of the naive formulas
+// overflow; the statistics must not, and ordinary data keep the naive formulas' exact bits.
+TEST(PreprocessStandardizer, HugeFiniteValuesDoNotOverflow) {
+    Matrix X(4, 2);
+    X << 1e300, 3e155, 1.5e300, -1e155, -1e300, 2e155, 1.7e308, 1e155;
+    const zeronorm::Standardizer s = zeronorm::Standardizer::fit(X);
+    ASSERT_TRUE(s.mean.allFinite() && s.scale.allFinite());
+    EXPECT_GT(s.scale.minCoeff(), 0.0);
+    const Matrix Z = s.transform(X);
+    ASSERT_TRUE(Z.allFinite());
+    for (Index j = 0; j < 2; ++j) {
+        EXPECT_NEAR(Z.col(j).mean(), 0.0, 1e-12);
+        EXPECT_NEAR(Z.col(j).squaredNorm() / 4.0, 1.0, 1e-12);
+    }
+    Matrix ordinary(3, 1);
+    ordinary << 0.1, 0.7, -2.3;
+    const zeronorm::Standardizer o = zeronorm::Standardizer::fit(ordinary);
+    const double mean = ordinary.sum() / 3.0;
+    EXPECT_EQ(o.mean[0], mean);
+    EXPECT_EQ(o.scale[0], std::sqrt((ordinary.array() - mean).square().sum() / 3.0));
+}
+
 TEST(PreprocessRows, EachRowZeroMeanUnitSd) {
     Matrix X = random_matrix(6, 30, 4);
     X.row(3).setConstant(42.0);

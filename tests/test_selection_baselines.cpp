@@ -2,6 +2,7 @@
 // front end: parsing, option and label validation (every path, with its message).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -10,6 +11,7 @@
 #include "random.hpp"
 #include "selection_common.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/preprocess.hpp"
 #include "zeronorm/selection.hpp"
 
 namespace zeronorm {
@@ -134,6 +136,50 @@ TEST_P(Rfe, RemovesSmallestWeightFirst) {
     EXPECT_EQ(r.scores[0], 3.0);
     EXPECT_EQ(r.scores[2], 2.0);
     EXPECT_EQ(r.scores[1], 1.0);
+}
+
+// 30 rows x 4 features, feature 2 multiplied by 1e12 (K ~ 1e24). The pure hard margin's first
+// SMO stage used to have box bound 1, some 1e24 times the dual variables, and SMO ran to its
+// 10^7-step cap (seconds; a minute under sanitizers) on gradients that cannot meet the
+// tolerance. With the stages in units of 1 / R^2 both outcomes come at once: feature 2
+// separating the classes is kept, and data it does not separate get the separability verdict.
+TEST_P(Rfe, OneFeatureScaledBy1e12IsFast) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 14);
+    std::normal_distribution<double> g;
+    for (const bool separating : {true, false}) {
+        Dataset data;
+        data.X.resize(30, 4);
+        data.y.resize(30);
+        for (Index i = 0; i < 30; ++i) {
+            data.y[i] = i % 2 ? 1.0 : -1.0;
+            for (Index j = 0; j < 4; ++j) data.X(i, j) = g(rng);
+            data.X(i, separating ? 2 : 0) = 0.5 * data.X(i, separating ? 2 : 0) + 2 * data.y[i];
+            data.X(i, 2) *= 1e12;
+        }
+        SelectionOptions opt;
+        opt.method = SelectionMethod::Rfe;
+        opt.feature_counts = {2};
+        const auto start = std::chrono::steady_clock::now();
+        if (separating) {
+            const SelectionResult r = select_features(*backend, data, opt);
+            EXPECT_EQ(r.status, Status::Success);
+            EXPECT_EQ(r.subsets[0].selected.front(), 2);
+            EXPECT_EQ(r.subsets[0].classifier_status, Status::Success);
+        } else {
+            try {
+                select_features(*backend, data, opt);
+                ADD_FAILURE() << "expected NumericalError";
+            } catch (const NumericalError& e) {
+                EXPECT_NE(std::string(e.what()).find("data not separable"), std::string::npos)
+                    << e.what();
+            }
+        }
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        EXPECT_LT(seconds, 2.0) << "separating " << separating;  // was 4-7 s in Release
+    }
 }
 
 TEST_P(Rfe, OnePassNestedAndFractionHitsEveryCount) {
@@ -290,6 +336,8 @@ TEST(Selection, BadLabelsSayWhy) {
     expect_invalid(data, opt, "implemented for l2-arom only, not for rfe");
 }
 
+// A forced pure hard margin (final_C = inf, final_ridge = 0) that cannot be trained on the
+// selected features is reported in the subset; the selection itself is returned.
 TEST(Selection, FinalHardMarginOnInseparableSubsetSaysSo) {
     auto backend = make_cpu_backend();
     // x1 separates the classes, x2 is constant. CORR ranks x1 first; a hard-margin classifier on
@@ -302,20 +350,63 @@ TEST(Selection, FinalHardMarginOnInseparableSubsetSaysSo) {
     SelectionOptions opt;
     opt.method = SelectionMethod::Corr;
     opt.feature_counts = {1};
-    EXPECT_NO_THROW(select_features(*backend, data, opt));
+    opt.final_C = std::numeric_limits<double>::infinity();
+    opt.final_ridge = 0.0;
+    EXPECT_EQ(select_features(*backend, data, opt).subsets[0].classifier_status, Status::Success);
     Dataset constant = data;
     constant.X = data.X.col(1);
-    try {
-        select_features(*backend, constant, opt);
-        FAIL() << "expected NumericalError";
-    } catch (const NumericalError& e) {
-        EXPECT_NE(std::string(e.what()).find("final classifier on the 1 selected features"),
-                  std::string::npos)
-            << e.what();
-        EXPECT_NE(std::string(e.what()).find("data not separable"), std::string::npos);
-    }
+    const FeatureSubset failed = select_features(*backend, constant, opt).subsets[0];
+    EXPECT_EQ(failed.selected, (IndexVector{0}));
+    EXPECT_EQ(failed.classifier_status, Status::NumericalIssue);
+    EXPECT_TRUE(failed.classifiers.empty());
+    EXPECT_EQ(failed.weights.size(), 0);
+    EXPECT_NE(failed.classifier_message.find("final classifier on the 1 selected features"),
+              std::string::npos)
+        << failed.classifier_message;
+    EXPECT_NE(failed.classifier_message.find("data not separable"), std::string::npos);
+    // The default final classifier (finite final_C) trains on the same data.
+    SelectionOptions defaults;
+    defaults.method = SelectionMethod::Corr;
+    defaults.feature_counts = {1};
+    const FeatureSubset trained = select_features(*backend, constant, defaults).subsets[0];
+    EXPECT_EQ(trained.classifier_status, Status::Success);
+    EXPECT_EQ(trained.classifiers.size(), 1u);
     opt.final_ridge = 0.5;  // the 2-norm soft margin of sec. 3.2 trains (a constant classifier)
-    EXPECT_NO_THROW(select_features(*backend, constant, opt));
+    EXPECT_EQ(select_features(*backend, constant, opt).subsets[0].classifier_status,
+              Status::Success);
+}
+
+// Values near 1e200 are finite, but the linear kernel of them overflows: a NumericalError about
+// the data (not an InvalidArgument about the kernel) for every method.
+TEST(Selection, DataTooLargeForTheKernelIsANumericalError) {
+    auto backend = make_cpu_backend();
+    Dataset data;
+    data.X.resize(4, 2);
+    data.X << 1e200, 3e155, 2e200, -1e155, -1e200, 2e155, -3e200, 1e155;
+    data.y.resize(4);
+    data.y << 1, 1, -1, -1;
+    for (SelectionMethod method : {SelectionMethod::L2Arom, SelectionMethod::L1Arom,
+                                   SelectionMethod::Rfe, SelectionMethod::Corr}) {
+        SelectionOptions opt;
+        opt.method = method;
+        opt.feature_counts = {1};
+        try {
+            select_features(*backend, data, opt);
+            ADD_FAILURE() << "expected NumericalError for " << to_string(method);
+        } catch (const NumericalError& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("too large for the linear kernel"), std::string::npos) << what;
+            EXPECT_NE(what.find("largest |x| is 3e+200 (row 3, column 0"), std::string::npos)
+                << what;
+            EXPECT_NE(what.find("--standardize"), std::string::npos) << what;
+        }
+    }
+    // Standardised (overflow-safe statistics), the same data select and train.
+    data.X = Standardizer::fit(data.X).transform(data.X);
+    SelectionOptions opt;
+    opt.feature_counts = {1};
+    opt.ridge = 0.1;
+    EXPECT_EQ(select_features(*backend, data, opt).subsets[0].classifier_status, Status::Success);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "random.hpp"
 #include "zeronorm/error.hpp"
 #include "zeronorm/io.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 #include "zeronorm/preprocess.hpp"
 
 namespace zeronorm {
@@ -77,7 +78,7 @@ TEST_P(Smo, MatchesLibsvmObjectiveAndBias) {
         SmoOptions options;
         options.C = p.C;
         options.tolerance = 1e-8;
-        const SmoResult ours = backend->solve_smo(dK, p.data.y, options);
+        const SmoResult ours = backend->smo().solve(dK, p.data.y, options);
         ASSERT_EQ(ours.status, Status::Success);
         const auto ref = run_libsvm(K, p.data.y, p.C, 1e-8);
         const double ref_obj = dual_objective(K, p.data.y, ref.beta);
@@ -101,8 +102,8 @@ TEST_P(Smo, OnDemandKernelWithSmallCacheMatchesPrecomputed) {
     options.tolerance = 1e-6;
     options.cache_mb = 0.05;  // about 16 columns: forces evictions
     const DeviceMatrix X = backend->upload(data.X);
-    const SmoResult full = backend->solve_smo(backend->kernel_matrix(rbf, X, X), data.y, options);
-    const SmoResult streamed = backend->solve_smo(rbf, X, data.y, options);
+    const SmoResult full = backend->smo().solve(backend->kernel_matrix(rbf, X, X), data.y, options);
+    const SmoResult streamed = backend->smo().solve(rbf, X, data.y, options);
     EXPECT_NEAR(full.objective, streamed.objective, 1e-9 * std::abs(full.objective));
     // The two kernels differ by rounding, and SMO stops anywhere within its 1e-6 tolerance:
     // beta agrees to ~tolerance / curvature (a wrong cached column would differ by O(C)).
@@ -130,8 +131,8 @@ TEST_P(Smo, SparseDataOnDemandKernelMatchesPrecomputed) {
         options.tolerance = 1e-8;
         options.cache_mb = 0.05;
         const DeviceMatrix X = backend->upload(data.X);
-        const SmoResult full = backend->solve_smo(backend->kernel_matrix(spec, X, X), data.y, options);
-        const SmoResult streamed = backend->solve_smo(spec, X, data.y, options);
+        const SmoResult full = backend->smo().solve(backend->kernel_matrix(spec, X, X), data.y, options);
+        const SmoResult streamed = backend->smo().solve(spec, X, data.y, options);
         EXPECT_NEAR(full.objective, streamed.objective, 1e-9 * std::abs(full.objective))
             << to_string(type);
         EXPECT_NEAR(full.bias, streamed.bias, 1e-5) << to_string(type);
@@ -148,9 +149,9 @@ TEST_P(Smo, ShrinkingDoesNotChangeTheSolution) {
     const DeviceMatrix K = backend->kernel_matrix(linear, X, X);
     SmoOptions options;
     options.tolerance = 1e-7;
-    const SmoResult with = backend->solve_smo(K, data.y, options);
+    const SmoResult with = backend->smo().solve(K, data.y, options);
     options.shrinking = false;
-    const SmoResult without = backend->solve_smo(K, data.y, options);
+    const SmoResult without = backend->smo().solve(K, data.y, options);
     EXPECT_NEAR(with.objective, without.objective, 1e-7 * std::abs(with.objective));
 }
 
@@ -166,13 +167,13 @@ TEST_P(Smo, WarmStartFromSolutionConvergesImmediately) {
     const DeviceMatrix K = backend->kernel_matrix(rbf, X, X);
     SmoOptions options;
     options.tolerance = 1e-6;
-    const SmoResult cold = backend->solve_smo(K, data.y, options);
-    const SmoResult warm = backend->solve_smo(K, data.y, options, &cold.beta);
+    const SmoResult cold = backend->smo().solve(K, data.y, options);
+    const SmoResult warm = backend->smo().solve(K, data.y, options, &cold.beta);
     EXPECT_LE(warm.iterations, cold.iterations / 4);
     EXPECT_NEAR(warm.objective, cold.objective, 1e-9 * std::abs(cold.objective));
     // An infeasible warm start (outside the box, y'beta != 0) is repaired, not rejected.
     const Vector wild = Vector::Constant(data.y.size(), 5.0) + data.y;
-    const SmoResult repaired = backend->solve_smo(K, data.y, options, &wild);
+    const SmoResult repaired = backend->smo().solve(K, data.y, options, &wild);
     EXPECT_NEAR(repaired.objective, cold.objective, 1e-5 * std::abs(cold.objective));
     expect_invariants(repaired, data.y, options.C, 1e-6);
 }
@@ -189,7 +190,7 @@ TEST_P(Smo, HardMarginWithRidgeMatchesLibsvmOnShiftedKernel) {
     options.C = std::numeric_limits<double>::infinity();
     options.ridge = 0.5;
     options.tolerance = 1e-8;
-    const SmoResult ours = backend->solve_smo(dK, data.y, options);
+    const SmoResult ours = backend->smo().solve(dK, data.y, options);
     ASSERT_EQ(ours.status, Status::Success);
     const Matrix K_ridge = backend->download(dK) + 0.5 * Matrix::Identity(150, 150);
     const auto ref = run_libsvm(K_ridge, data.y, 1e12, 1e-8);
@@ -208,7 +209,7 @@ TEST_P(Smo, DegenerateInputsTerminate) {
     const DeviceMatrix X = backend->upload(Xm);
     KernelSpec linear;
     SmoOptions options;
-    const SmoResult r = backend->solve_smo(backend->kernel_matrix(linear, X, X), y, options);
+    const SmoResult r = backend->smo().solve(backend->kernel_matrix(linear, X, X), y, options);
     expect_invariants(r, y, options.C, options.tolerance);
     // A non-PSD "kernel" (symmetric with negative eigenvalues) must still stop with a bounded result.
     std::mt19937_64 rng(test_seed() + 15);
@@ -217,7 +218,7 @@ TEST_P(Smo, DegenerateInputsTerminate) {
     Vector y40(40);
     for (Index i = 0; i < 40; ++i) y40[i] = i % 2 ? 1.0 : -1.0;
     options.max_iterations = 100000;
-    const SmoResult nonpsd = backend->solve_smo(backend->upload(S), y40, options);
+    const SmoResult nonpsd = backend->smo().solve(backend->upload(S), y40, options);
     EXPECT_TRUE(nonpsd.beta.allFinite());
     expect_invariants(nonpsd, y40, options.C, 1.0);
 }
@@ -227,20 +228,20 @@ TEST_P(Smo, BadInputIsAClearError) {
     const DeviceMatrix K = backend->upload(Matrix::Identity(4, 4));
     Vector one_class = Vector::Ones(4);
     SmoOptions options;
-    EXPECT_THROW(backend->solve_smo(K, one_class, options), InvalidArgument);
+    EXPECT_THROW(backend->smo().solve(K, one_class, options), InvalidArgument);
     Vector y(4);
     y << 1, -1, 2, -1;
-    EXPECT_THROW(backend->solve_smo(K, y, options), InvalidArgument);
+    EXPECT_THROW(backend->smo().solve(K, y, options), InvalidArgument);
     y << 1, -1, 1, -1;
-    EXPECT_THROW(backend->solve_smo(K, Vector(Vector::Ones(3)), options), DimensionMismatch);
+    EXPECT_THROW(backend->smo().solve(K, Vector(Vector::Ones(3)), options), DimensionMismatch);
     options.C = -1;
-    EXPECT_THROW(backend->solve_smo(K, y, options), InvalidArgument);
+    EXPECT_THROW(backend->smo().solve(K, y, options), InvalidArgument);
     options.C = std::numeric_limits<double>::infinity();  // without a ridge
-    EXPECT_THROW(backend->solve_smo(K, y, options), InvalidArgument);
+    EXPECT_THROW(backend->smo().solve(K, y, options), InvalidArgument);
     options.C = 1;
     Matrix nan_kernel = Matrix::Identity(4, 4);
     nan_kernel(1, 2) = std::nan("");
-    EXPECT_THROW(backend->solve_smo(backend->upload(nan_kernel), y, options), InvalidArgument);
+    EXPECT_THROW(backend->smo().solve(backend->upload(nan_kernel), y, options), InvalidArgument);
 }
 
 TEST_P(Smo, IterationCapIsReported) {
@@ -252,7 +253,7 @@ TEST_P(Smo, IterationCapIsReported) {
     const DeviceMatrix X = backend->upload(data.X);
     SmoOptions options;
     options.max_iterations = 3;
-    const SmoResult r = backend->solve_smo(backend->kernel_matrix(linear, X, X), data.y, options);
+    const SmoResult r = backend->smo().solve(backend->kernel_matrix(linear, X, X), data.y, options);
     EXPECT_EQ(r.status, Status::NoConvergence);
     EXPECT_EQ(r.iterations, 3);
     expect_invariants(r, data.y, options.C, 0.0);

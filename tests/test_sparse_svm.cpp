@@ -531,6 +531,8 @@ TEST_P(SparseSvm, DuplicatePointsAreHandled) {
     EXPECT_NE(r.status, Status::NumericalIssue) << r.message;
     ASSERT_GT(r.model.n_terms(), 0);
     EXPECT_LE(r.model.n_terms(), 12);
+    // Each term merges the two copies of a point: twice as many training points have alpha != 0.
+    EXPECT_EQ(r.n_support_points, 2 * r.model.n_terms());
     EXPECT_TRUE(r.model.alpha.allFinite());
     for (Index a = 0; a < r.model.n_terms(); ++a)
         for (Index b = a + 1; b < r.model.n_terms(); ++b)
@@ -589,6 +591,7 @@ TEST_P(SparseSvm, AllCoefficientsPrunedIsAStatus) {
     EXPECT_EQ(r.status, Status::NumericalIssue);
     EXPECT_TRUE(contains(r.message, "below epsilon")) << r.message;
     EXPECT_EQ(r.model.n_terms(), 0);
+    EXPECT_EQ(r.n_support_points, 0);
     EXPECT_TRUE(std::isfinite(r.model.bias));
     const Vector f = r.model.decision_function(*backend, ripley_test().X.topRows(5));
     EXPECT_TRUE((f.array() == r.model.bias).all());

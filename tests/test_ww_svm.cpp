@@ -13,6 +13,7 @@
 #include "random.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/error.hpp"
+#include "zeronorm/ops/smo_ops.hpp"
 #include "zeronorm/ww_svm.hpp"
 
 namespace zeronorm {
@@ -121,7 +122,7 @@ TEST(WwSvm, TwoClassesMatchTheBinarySmo) {
         smo.C = 2 * C;
         smo.ridge = ridge;
         smo.tolerance = 1e-9;
-        const SmoResult bin = backend->solve_smo(G_dev, data.y, smo);
+        const SmoResult bin = backend->smo().solve(G_dev, data.y, smo);
         ASSERT_EQ(bin.status, Status::Success);
         // Decision values: f_0 - f_1 = v.x + b_0 - b_1 against sum_j beta_j y_j K_ij + b.
         const Vector f_bin = G * bin.beta.cwiseProduct(data.y) + Vector::Constant(40, bin.bias);

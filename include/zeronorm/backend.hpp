@@ -20,6 +20,8 @@ BackendKind parse_backend_kind(const std::string& name);  // "cpu" or "cuda"
 std::string to_string(BackendKind kind);
 
 class Backend;
+class SmoOps;   // zeronorm/ops/smo_ops.hpp
+class AromOps;  // zeronorm/ops/arom_ops.hpp
 
 // Arithmetic of a product: Float32 rounds the operands to single precision and accumulates in
 // single precision (about 7 significant digits, half the memory traffic, and on GPUs up to twice
@@ -47,13 +49,6 @@ private:
     Index cols_ = 0;
 };
 
-// What Backend::multiplicative_update_batch did to one column.
-struct ScaleUpdate {
-    Index survivors = 0;      // entries of the new column above the prune tolerance
-    double max_change = 0.0;  // max_j |u_j / max(u) - z_j|
-    bool degenerate = false;  // u all zero or not finite: the column was left unchanged
-};
-
 // The training and test blocks of many splits (Backend::split_batch).
 struct SplitBlocks {
     DeviceMatrix train;  // n x (d P)
@@ -67,6 +62,12 @@ public:
     virtual BackendKind kind() const = 0;
     // Human-readable description ("cpu (2 threads)", "cuda:0 NVIDIA H100 ...").
     virtual std::string description() const = 0;
+
+    // ---- operation sets --------------------------------------------------------------------
+    // The solver families' merged steps on this backend's memory, owned by the backend (valid
+    // while it lives): SMO and its Newton finish, the AROM update.
+    virtual SmoOps& smo() = 0;
+    virtual AromOps& arom() = 0;
 
     // ---- memory ----------------------------------------------------------------------------
     // Uninitialised rows x cols matrix (the CUDA backend fills it with NaN as poison in debug
@@ -91,11 +92,6 @@ public:
     // C = alpha op(A) op(B) + beta C, op = transpose when trans_* is true. C must be allocated.
     virtual void gemm(bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
                       const DeviceMatrix& B, double beta, DeviceMatrix& C) = 0;
-
-    // Solves A X = B in place for symmetric positive definite A (n x n): A is overwritten by its
-    // Cholesky factor and B (n x k) by X. Returns false (A, B unspecified) if A is not
-    // numerically positive definite.
-    virtual bool cholesky_solve(DeviceMatrix& A, DeviceMatrix& B) = 0;
 
     // One SYRK: C = alpha A A' + beta C (trans false, A is n x k) or C = alpha A' A + beta C
     // (trans true, A is k x n). C (n x n) must be allocated; it is written in full (both
@@ -122,24 +118,6 @@ public:
     // B k x n (on_the_right true).
     virtual void triangular_solve(const DeviceMatrix& L, bool transpose, bool on_the_right,
                                   DeviceMatrix& B) = 0;
-
-    // ---- inner QP solver -------------------------------------------------------------------
-    // SMO (see smo.hpp) on a precomputed kernel K (n x n) in this backend's memory; labels y
-    // are +-1. warm_start, when given, is a feasible starting beta (it is clipped to [0, C] and
-    // repaired to y'beta = 0 if needed).
-    virtual SmoResult solve_smo(const DeviceMatrix& K, const Vector& y, const SmoOptions& options,
-                                const Vector* warm_start = nullptr) = 0;
-
-    // SMO on the dual restricted to a working set B of a larger problem (decomposition, as in
-    // solve_smo_decomposition): K (q x q) is the kernel among B's points, y their labels (+-1,
-    // one class allowed), beta their current values (within [0, C]) and gradient the whole
-    // problem's gradient on B there ((Q beta - 1)_B). Solves
-    //   min_b 1/2 b'Q_BB b + (gradient - Q_BB beta)'b,  0 <= b <= C,  y'b = y'beta
-    // from b = beta to options.tolerance (KKT gap of the subproblem) or options.max_iterations,
-    // without shrinking. Returns b as beta, with iterations, status and the subproblem's gap.
-    virtual SmoResult solve_smo_working_set(const DeviceMatrix& K, const Vector& y,
-                                            const Vector& beta, const Vector& gradient,
-                                            const SmoOptions& options) = 0;
 
     // X(:, cols[k]) = source(:, k) for every k (distinct indices within X; source has X's rows):
     // writes kernel columns into the slots of a device-resident cache.
@@ -189,53 +167,6 @@ public:
     virtual void gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha,
                             const DeviceMatrix& A, const DeviceMatrix& B, double beta,
                             DeviceMatrix& C) = 0;
-
-    // The multiplicative update of AROM (Weston et al. 2003, sec. 3.1 step 3) for a batch of
-    // feature scalings, so the scales stay in the backend's memory between iterations: for
-    // every column p with update[p] != 0, with z = Z(:, p) and w = W(:, p) (W = X_p'(beta_p .* y_p)
-    // from the fit on the rescaled data),
-    //   u = z .* |z .* w|,  normalized(:, p) = u / max(u),  next(:, p) = normalized(:, p) with
-    //   the entries <= prune_tolerance set to 0.
-    // Columns with update[p] == 0, and those whose u is all zero or has a NaN or Inf
-    // (degenerate), are copied from Z into both outputs. Z, W, normalized and next are d x P
-    // (normalized and next allocated, distinct from Z and W); update has P entries. Returns each
-    // column's survivors, largest change and degeneracy (zeros for columns not updated). The
-    // same arithmetic as the one-problem update (arom_update), so both give the same scales.
-    virtual std::vector<ScaleUpdate> multiplicative_update_batch(
-        const DeviceMatrix& Z, const DeviceMatrix& W, const std::vector<char>& update,
-        double prune_tolerance, DeviceMatrix& normalized, DeviceMatrix& next) = 0;
-
-    // SMO, as solve_smo above with the same options for every problem, on the P = Y.cols()
-    // kernels of K (n x (n P)) with labels Y (n x P, +-1). warm_start (n x P), when given, holds
-    // the starting betas. Only the problems with active[p] != 0 are solved (empty: all); the
-    // others get an empty result (beta of size 0). Each result equals solve_smo's on its problem
-    // up to rounding.
-    virtual std::vector<SmoResult> solve_smo_batch(const DeviceMatrix& K, const Matrix& Y,
-                                                   const SmoOptions& options,
-                                                   const Matrix* warm_start = nullptr,
-                                                   const std::vector<char>& active = {}) = 0;
-
-    // The Newton finish of the dense dual (solve_dense_dual's, dense_dual.hpp) for a batch of
-    // problems: for each p with open[p] != 0, from the SMO point beta(:, p) on the kernel of
-    // block p of K (n x (n P)) with labels Y(:, p) (+-1) and options.C / options.ridge, up to
-    // kNewtonRounds active-set rounds of the stationarity system of the free variables with the
-    // equality constraint. Returns, where a round met options.tolerance (KKT gap of the full
-    // gradient), the solution (status Success with beta, bias, objective and gap, iterations
-    // 0); elsewhere, and where the free set emptied or the system was singular, an empty
-    // result (beta of size 0). CUDA: one thread block per problem, its system in shared memory
-    // (the host code above the device's shared-memory limit).
-    virtual std::vector<SmoResult> newton_finish_batch(const DeviceMatrix& K, const Matrix& Y,
-                                                       const Matrix& beta,
-                                                       const SmoOptions& options,
-                                                       const std::vector<char>& open) = 0;
-
-    // SMO with kernel columns computed on demand from X (n x d) and cached (options.cache_mb),
-    // for n too large for a full kernel matrix. The CUDA backend forms the n x n kernel in device
-    // memory when it fits, and otherwise runs solve_smo_decomposition with a kernel-column cache
-    // in the free device memory (OutOfDeviceMemory, with the bytes it needed, when not even the
-    // working set's columns fit); the CPU backend runs LIBSVM's scheme with its column cache.
-    virtual SmoResult solve_smo(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,
-                                const SmoOptions& options, const Vector* warm_start = nullptr) = 0;
 };
 
 // The CPU backend (Eigen; threads where they pay).

@@ -39,8 +39,12 @@ struct SelectionEvaluationOptions {
 };
 
 struct SplitEvaluation {
-    std::vector<double> errors;          // test error per feature count (selection order)
+    // Test error per feature count (selection order); NaN where that count's final classifier
+    // failed (classifier_status NumericalIssue: e.g. a forced pure hard margin on inseparable
+    // data), which the path's means leave out and count in PathPoint::failed_classifiers.
+    std::vector<double> errors;
     std::vector<IndexVector> selected;   // chosen columns per feature count
+    std::vector<Status> classifier_status;  // per feature count: how the final classifier ended
     std::int64_t iterations = 0;
     Status status = Status::Success;
     double seconds = 0.0;
@@ -48,8 +52,10 @@ struct SplitEvaluation {
 
 struct PathPoint {
     Index n_features = 0;
+    // Over the splits whose final classifier trained (NaN when none did).
     double mean_error = 0.0;
-    double std_error = 0.0;  // sample sd over splits / sqrt(#splits)
+    double std_error = 0.0;  // sample sd over those splits / sqrt(their number)
+    Index failed_classifiers = 0;  // splits left out: their final classifier failed
 };
 
 // Wall seconds of the batched schedule by phase, summed over its chunks of splits.

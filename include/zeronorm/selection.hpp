@@ -1,7 +1,8 @@
 // Linear feature selection: AROM (Weston, Elisseeff, Schoelkopf, Tipping, JMLR 3, 2003) and the
 // baselines CORR and RFE, behind one options/result API. Output: the selected features in rank
 // order, the weights, the per-iteration trace, and the classifier retrained on the original
-// (unscaled) selected features.
+// (unscaled) selected features. The selection is the product: a final classifier that cannot be
+// trained is reported in its subset's classifier_status, never by dropping the selection.
 #pragma once
 
 #include <cstdint>
@@ -51,8 +52,7 @@ struct SelectionOptions {
     // a NumericalError says so when an inner SVM finds the data not separable.
     // l1-AROM: the inner LP (Problem 7) has slacks with cost C when C is finite and none when C
     // is infinite (then inseparable data give a NumericalError asking for a finite C); `ridge`
-    // is a kernel-diagonal term of the l2 dual and does not enter the LP (it still serves as
-    // the final classifier's ridge when final_ridge < 0).
+    // is a kernel-diagonal term of the l2 dual and does not enter the LP.
     double C = std::numeric_limits<double>::infinity();
     double ridge = 0.0;
     // AROM: a component with z_j <= prune_tolerance * max(z) is removed for good.
@@ -68,9 +68,16 @@ struct SelectionOptions {
     // smo.tolerance apply to its M-SVM as to the SVMs above; another method with it is an
     // InvalidArgument). Ignored for two classes, where both are the same machine.
     MulticlassScheme multiclass = MulticlassScheme::OneVsRest;
-    // Final classifier retrained on the selected original features (linear kernel).
-    double final_C = std::numeric_limits<double>::infinity();
-    double final_ridge = -1.0;  // < 0: same as ridge
+    // Final classifier retrained on the selected original features (linear kernel). The default
+    // is a soft margin with a finite C, whose dual has a solution for any data: it trains even
+    // when the few selected features do not separate the classes (Table 1's two features rarely
+    // separate 30 points), and on separable data with |x| ~ 1 it is the hard margin whenever no
+    // dual variable needs more than 100. final_C = inf with final_ridge = 0 asks for the pure
+    // hard margin; on inseparable data it then fails, and the subset reports it
+    // (FeatureSubset::classifier_status). final_C = inf with final_ridge > 0 is the 2-norm soft
+    // margin of sec. 3.2. Both are independent of C and ridge above.
+    double final_C = 100.0;
+    double final_ridge = 0.0;
     // SMO settings of the final classifier (C and ridge replaced by final_C, final_ridge); the
     // LIBSVM default tolerance 1e-3 suffices there, as nothing is iterated on its solution.
     SmoOptions final_smo;
@@ -116,6 +123,13 @@ struct FeatureSubset {
     // linear model per class with f_k(x) = w_k.x + b_k; either way the predicted class of x is
     // argmax_k f_k(x).
     std::vector<SvmModel> classifiers;
+    // How retraining ended: Success; NoConvergence when an SMO hit its iteration cap (the
+    // classifiers are its last iterate); NumericalIssue when a classifier could not be trained
+    // (a pure hard margin on data the selected features do not separate): then `classifiers`,
+    // `weights` and `class_weights` are empty and classifier_message says why. The selection
+    // itself (`selected`) is valid either way.
+    Status classifier_status = Status::Success;
+    std::string classifier_message;
 };
 
 struct SelectionResult {
@@ -134,9 +148,11 @@ struct SelectionResult {
 };
 
 // Runs the method on the backend, then retrains a linear SVM (final_C, final_ridge) on the
-// original columns of every subset (Weston-Watkins: an M-SVM). Throws InvalidArgument for bad
-// options or labels, and NumericalError when a hard margin without ridge meets data that are not
-// linearly separable (l1-AROM: when its hard-margin LP is infeasible).
+// original columns of every subset (Weston-Watkins: an M-SVM); a final classifier that fails is
+// reported in its subset (classifier_status), not thrown. Throws InvalidArgument for bad options
+// or labels, and NumericalError when the inner hard margin without ridge meets data that are not
+// linearly separable (l1-AROM: when its hard-margin LP is infeasible), or when the data's values
+// are so large that the linear kernel overflows (then standardise the data).
 SelectionResult select_features(Backend& backend, const Dataset& data,
                                 const SelectionOptions& options);
 

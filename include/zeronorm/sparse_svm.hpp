@@ -74,6 +74,10 @@ struct SparseSvmModel {
     KernelSpec kernel;
     // n_terms x d: the x_i with alpha_i != 0 (|alpha_i| >= epsilon for p < 2), original feature
     // space; identical training points are merged into one term with their coefficients summed.
+    // So n_terms counts distinct points, and is not comparable with a support-vector count of
+    // LIBSVM or the papers, which count training points: on data with many duplicate rows
+    // (titanic) the same decision function has ~10 terms but ~480 training points with
+    // alpha_i != 0 (SparseSvmResult::n_support_points).
     Matrix expansion_points;
     Vector alpha;                  // n_terms coefficients (signed; y_i is already folded in, 3.10)
     IndexVector training_indices;  // row of each expansion point in the training set (first copy)
@@ -109,8 +113,13 @@ struct SparseSvmResult {
     // is the last iterate). NumericalIssue: every coefficient fell below epsilon (the model is
     // the constant b) or a later step failed numerically (the model is the last good iterate);
     // `message` says which.
+    // An empty model (every coefficient pruned, f(x) = b: one class for every x) is
+    // NumericalIssue with model.n_terms() == 0.
     Status status = Status::Success;
     std::string message;
+    // Training points with alpha_i != 0 (|alpha_i| >= epsilon for p < 2) before identical points
+    // are merged: the count comparable with LIBSVM's number of support vectors.
+    Index n_support_points = 0;
     Vector beta;  // final dual variables of (3.6), one per training sample
     double train_seconds = 0.0;
 };

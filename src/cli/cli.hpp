@@ -96,8 +96,9 @@ struct SelectionCliOptions {
     std::string multiclass = "ovr";
     double rfe_fraction = 0.0;
     std::int64_t max_iterations = 1000;
-    double final_C = std::numeric_limits<double>::infinity();
-    double final_ridge = -1.0;
+    // SelectionOptions' defaults: a soft margin that trains on inseparable data.
+    double final_C = 100.0;
+    double final_ridge = 0.0;
     double tolerance = 1e-3;
 
     // `methods` lists the accepted --method values; features_required makes --features mandatory;
@@ -113,11 +114,9 @@ struct SelectionCliOptions {
     SelectionOptions build() const;
     // options.validate with the flags' names in its messages.
     static void validate(const SelectionOptions& options, Index n_features);
-    bool final_C_given() const { return final_C_option_ != nullptr && final_C_option_->count() > 0; }
 
 private:
     CLI::App* app_ = nullptr;
-    CLI::Option* final_C_option_ = nullptr;
     CLI::Option* tolerance_option_ = nullptr;
 };
 

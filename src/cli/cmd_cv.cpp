@@ -168,14 +168,15 @@ private:
         if (svm.given("--max-iterations")) options.selection.max_iterations = svm.max_iterations;
         if (svm.given("--cache-mb"))
             options.selection.smo.cache_mb = options.selection.final_smo.cache_mb = svm.cache_mb;
-        if (!selection.final_C_given()) options.selection.final_C = options.selection.C;
         options.standardize = preprocess.standardize;
         options.threads = threads;
         options.schedule = parsed_schedule();
         options.gram_precision = precision == "float32" ? Precision::Float32 : Precision::Float64;
         progress(common, scheme(split.size()) + " of " + selection.method + " on " +
                              to_string(parse_backend_kind(common.backend)));
-        const auto on_split = [this](std::size_t f, std::size_t n, const SplitEvaluation& r) {
+        const IndexVector& counts = options.selection.feature_counts;
+        const auto on_split = [this, &counts](std::size_t f, std::size_t n,
+                                              const SplitEvaluation& r) {
             std::string errors;
             for (const double e : r.errors) errors += " " + fmt(e);
             progress(common, unit() + " " + std::to_string(f + 1) + "/" + std::to_string(n) +
@@ -183,6 +184,12 @@ private:
             if (r.status != Status::Success)
                 warning(unit() + " " + std::to_string(f + 1) + ": selection stopped with status " +
                         to_string(r.status));
+            for (std::size_t c = 0; c < r.classifier_status.size(); ++c)
+                if (r.classifier_status[c] == Status::NumericalIssue)
+                    warning(unit() + " " + std::to_string(f + 1) + ": the final classifier on " +
+                            std::to_string(counts[c]) +
+                            " features failed; this " + unit() + " is left out of that count's "
+                            "error");
         };
         return evaluate_selection(parse_backend_kind(common.backend), common.device, data, split,
                                   options, on_split);
@@ -255,7 +262,8 @@ private:
             for (const PathPoint& p : result.path)
                 rows.push_back({{"features", p.n_features},
                                 {"mean_error", p.mean_error},
-                                {"std_error", p.std_error}});
+                                {"std_error", p.std_error},
+                                {"failed_classifiers", p.failed_classifiers}});
             j["results"] = std::move(rows);
             j["seed"] = common.seed;
             j["converged"] = result.status == Status::Success;
@@ -279,9 +287,13 @@ private:
           << "\n  features   test error (mean +- standard error)\n";
         for (const PathPoint& p : result.path) {
             char line[96];
-            std::snprintf(line, sizeof line, "  %8ld   %6.2f%% +- %.2f%%\n", long(p.n_features),
+            std::snprintf(line, sizeof line, "  %8ld   %6.2f%% +- %.2f%%", long(p.n_features),
                           100 * p.mean_error, 100 * p.std_error);
             s << line;
+            if (p.failed_classifiers > 0)
+                s << "  (" << p.failed_classifiers << " " << unit()
+                  << "s left out: final classifier failed)";
+            s << "\n";
         }
         s << "  time       " << fmt(result.seconds) << " s (" << fmt(fits / result.seconds)
           << " splits/s)\n";

@@ -49,6 +49,13 @@ public:
         const SelectionResult result = select_features(*backend, data, options);
         if (result.status != Status::Success)
             warning(std::string("selection stopped with status ") + to_string(result.status));
+        for (const FeatureSubset& subset : result.subsets)
+            if (subset.classifier_status != Status::Success)
+                warning("the selection of " + std::to_string(subset.n_features) +
+                        " features stands, its final classifier " +
+                        (subset.classifier_status == Status::NumericalIssue ? "failed"
+                                                                           : "did not converge") +
+                        ": " + subset.classifier_message);
         if (model_file_) {
             std::ostringstream text;
             write_model(text, final_model(data, result, options, standardizer));
@@ -112,6 +119,8 @@ private:
                 o["features"] = s.n_features;
                 o["selected"] = to_list(s.selected);
                 o["weights"] = weights(s.weights);
+                o["classifier_status"] = to_string(s.classifier_status);
+                if (!s.classifier_message.empty()) o["classifier_message"] = s.classifier_message;
                 subsets.push_back(std::move(o));
             }
             j["subsets"] = std::move(subsets);
@@ -130,6 +139,9 @@ private:
         for (const auto& subset : result.subsets) {
             s << "  " << subset.n_features << " features (best first, 0-based column: name "
               << "weight):\n";
+            if (subset.classifier_status == Status::NumericalIssue)
+                s << "    (no final classifier, hence no weights: "
+                  << subset.classifier_message << ")\n";
             for (std::size_t k = 0; k < subset.selected.size(); ++k) {
                 const Index c = subset.selected[k];
                 s << "    " << c << ": " << column_label(data.feature_names, c);

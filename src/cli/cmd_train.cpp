@@ -24,12 +24,14 @@ struct SparseCliOptions {
     double C_alpha = 0.2;
     double epsilon = 1e-4;
     int max_outer_iterations = 100;
+    bool keep_degenerate = false;
     CLI::Option* p_option = nullptr;
     CLI::Option* variant_option = nullptr;
     CLI::Option* C_xi_option = nullptr;
     CLI::Option* C_alpha_option = nullptr;
     CLI::Option* epsilon_option = nullptr;
     CLI::Option* outer_option = nullptr;
+    CLI::Option* keep_option = nullptr;
 
     void add_to(CLI::App& app) {
         p_option = app.add_option("--p", p,
@@ -53,13 +55,17 @@ struct SparseCliOptions {
         outer_option = app.add_option("--max-outer-iterations", max_outer_iterations,
                                       "l0-svm: cap T_max on the outer (reweighting) steps")
                            ->capture_default_str();
+        keep_option = app.add_flag("--keep-degenerate", keep_degenerate,
+                                   "l0-svm: write the model even when every coefficient was "
+                                   "pruned (it predicts one class; otherwise exit 3, no model)");
     }
 
     // The names of the l0-svm options that were given (for an error under --method svm).
     std::string given_names() const {
         std::string names;
         for (const CLI::Option* o :
-             {p_option, variant_option, C_xi_option, C_alpha_option, epsilon_option, outer_option})
+             {p_option, variant_option, C_xi_option, C_alpha_option, epsilon_option, outer_option,
+              keep_option})
             if (given(o)) names += (names.empty() ? "" : ", ") + o->get_name();
         return names;
     }
@@ -217,6 +223,10 @@ private:
         progress(common, "training " + to_string(options.kernel.type) + " " + name + " SVM on " +
                              backend.description());
         const SparseSvmResult result = train_sparse_svm(backend, data, options);
+        if (result.model.n_terms() == 0 && !sparse.keep_degenerate)
+            throw NumericalError("the " + name + " SVM pruned every coefficient: " +
+                                 result.message + "; no model written (--keep-degenerate "
+                                 "writes this one-class model)");
         if (result.status != Status::Success)
             warning(std::string("the sparse SVM stopped with status ") + to_string(result.status) +
                     (result.message.empty() ? "" : ": " + result.message));
@@ -248,7 +258,11 @@ private:
             j["epsilon"] = options.epsilon;
             j["n_samples"] = data.n_samples();
             j["n_features"] = data.n_features();
+            // Distinct expansion points (identical training points merged) and the training
+            // points with alpha_i != 0, the count comparable with LIBSVM's support vectors.
             j["n_support"] = result.model.n_terms();
+            j["n_expansion_terms"] = result.model.n_terms();
+            j["n_support_points"] = result.n_support_points;
             j["objective"] = objective;
             j["iterations"] = result.iterations;
             j["smo_iterations"] = smo_iterations;
@@ -269,7 +283,8 @@ private:
         s << "trained an " << name << " SVM (" << to_string(options.kernel.type) << " kernel, "
           << to_string(options.variant) << " K_(t)) on " << data_path << " (" << data.n_samples()
           << " samples x " << data.n_features() << " features)\n"
-          << "  expansion terms  " << result.model.n_terms() << "\n"
+          << "  expansion terms  " << result.model.n_terms() << " (distinct points; "
+          << result.n_support_points << " training points with alpha != 0)\n"
           << "  objective        " << fmt(objective) << "\n"
           << "  outer steps      " << result.iterations << " (" << to_string(result.status)
           << ")\n"

@@ -278,11 +278,12 @@ void SelectionCliOptions::add_to(CLI::App& app, const std::vector<std::string>& 
     app.add_option("--rfe-fraction", rfe_fraction,
                    "RFE: fraction of features removed per round (0: one per round)")
         ->capture_default_str();
-    final_C_option_ = app.add_option("--final-C", final_C,
-                                     "C of the classifier retrained on the selected features "
-                                     "(default: --C)");
-    app.add_option("--final-ridge", final_ridge,
-                   "Ridge of the retrained classifier (default: --ridge)");
+    app.add_option("--final-C", final_C,
+                   "C of the classifier retrained on the selected features (finite: trains on "
+                   "inseparable data; inf with --final-ridge 0: the pure hard margin)")
+        ->capture_default_str();
+    app.add_option("--final-ridge", final_ridge, "Ridge of the retrained classifier")
+        ->capture_default_str();
     if (!solver_flags) return;
     app.add_option("-C,--C", C, "SVM C inside AROM/RFE (inf: hard margin)")->capture_default_str();
     app.add_option("--ridge", ridge,
@@ -334,8 +335,8 @@ SelectionOptions SelectionCliOptions::build() const {
     std::sort(options.feature_counts.begin(), options.feature_counts.end(), std::greater<Index>());
     options.C = C;
     options.ridge = ridge;
-    options.final_C = final_C_option_ != nullptr && final_C_option_->count() > 0 ? final_C : C;
-    options.final_ridge = final_ridge;  // < 0: same as --ridge
+    options.final_C = final_C;
+    options.final_ridge = final_ridge;
     options.rfe_fraction = rfe_fraction;
     options.max_iterations = max_iterations;
     if (tolerance_option_ != nullptr && tolerance_option_->count() > 0)

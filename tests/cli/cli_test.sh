@@ -484,6 +484,91 @@ expect_grep libsvm_gamma err 'warning: --gamma is not used by the linear kernel'
 run gamma_zero_rbf train "$DATA/ripley/ripley_train.csv" --model "$TMP/g.model" --gamma 0 --json --quiet
 expect_rc gamma_zero_rbf 0
 py gamma_zero_rbf 'abs(d["gamma"] - 0.5) < 1e-15'
+# ---- final classifier failures, data too large for the kernel, badly scaled RFE ---------------
+# Weston et al. 2003's Table 1 problem (30 points, 100 features; the generator of
+# bench/weston2003_linear_problem.hpp with Python's random): the two selected features do not
+# separate the classes, so a forced hard margin cannot train the final classifier.
+python3 - "$TMP/table1.csv" <<'PYEOF'
+import random, sys
+rng = random.Random(1)
+with open(sys.argv[1], "w") as f:
+    f.write(",".join("x%d" % i for i in range(1, 101)) + ",label\n")
+    for _ in range(30):
+        y = 1 if rng.random() < 0.5 else -1
+        first = rng.random() < 0.7
+        x = [0.0] * 100
+        for i in range(1, 4):
+            x[i - 1] = y * (i + rng.gauss(0, 1)) if first else rng.gauss(0, 1)
+            x[i + 2] = rng.gauss(0, 1) if first else y * (i + rng.gauss(0, 1))
+        for i in range(7, 101):
+            x[i - 1] = 20 * rng.gauss(0, 1)
+        f.write(",".join("%.6g" % v for v in x) + ",%d\n" % y)
+PYEOF
+run t1_default select "$TMP/table1.csv" -f 2 --json -q
+expect_rc t1_default 0
+py t1_default 'len(d["selected"]) == 2 and d["subsets"][0]["classifier_status"] == "success" and len(d["weights"]) == 2'
+run t1_hard select "$TMP/table1.csv" -f 2 --json -q --final-C inf --final-ridge 0
+expect_rc t1_hard 0
+py t1_hard 'len(d["selected"]) == 2 and d["subsets"][0]["classifier_status"] == "numerical_issue" and "data not separable" in d["subsets"][0]["classifier_message"]'
+expect_grep t1_hard err 'warning: the selection of 2 features stands, its final classifier failed'
+run t1_hard_human select "$TMP/table1.csv" -f 2 -q --final-C inf --final-ridge 0
+expect_rc t1_hard_human 0
+expect_grep t1_hard_human out 'no final classifier'
+run t1_cv_hard cv "$TMP/table1.csv" --method l2-arom -f 2 --folds 3 --json -q --final-C inf --final-ridge 0
+expect_rc t1_cv_hard 0
+py t1_cv_hard 'd["results"][0]["failed_classifiers"] == 3 and d["results"][0]["mean_error"] is None'
+run t1_cv cv "$TMP/table1.csv" --method l2-arom -f 2 --folds 3 --json -q
+expect_rc t1_cv 0
+py t1_cv 'd["results"][0]["failed_classifiers"] == 0 and 0 <= d["results"][0]["mean_error"] <= 1'
+
+# Finite values near 1e200: the linear kernel overflows. Exit 3 about the data; --standardize
+# (overflow-safe statistics) makes them trainable.
+# Also scaled.csv, for the RFE check below.
+python3 - "$TMP" <<'PYEOF'
+import random, sys
+rng = random.Random(3)
+def write(name, header, n, row):
+    with open(sys.argv[1] + "/" + name, "w") as f:
+        f.write(header + ",label\n")
+        for i in range(n):
+            y = 1 if i % 2 == 0 else -1
+            f.write(",".join("%.17g" % v for v in row(y)) + ",%d\n" % y)
+write("huge.csv", "a,b", 20,
+      lambda y: [(2 * y + rng.gauss(0, 1)) * 1e200, rng.gauss(0, 1) * 1e200])
+write("scaled.csv", "a,b,c,d", 30,
+      lambda y: [y + rng.gauss(0, 1), rng.gauss(0, 1), rng.gauss(0, 1) * 1e12, rng.gauss(0, 1)])
+PYEOF
+run huge_train train "$TMP/huge.csv" --kernel linear --model "$TMP/huge.model" -q
+expect_rc huge_train 3
+expect_grep huge_train err 'too large for the linear kernel: the largest \|x\| is [0-9.e+]+ .*--standardize'
+run huge_train_std train "$TMP/huge.csv" --kernel linear --standardize --model "$TMP/huge.model" -q
+expect_rc huge_train_std 0
+for m in l2-arom l1-arom rfe corr; do
+    run huge_select_$m select "$TMP/huge.csv" --method $m -f 1 -q
+    expect_rc huge_select_$m 3
+    expect_grep huge_select_$m err 'too large for the linear kernel'
+done
+
+# scaled.csv: 30 rows x 4 features, feature c times 1e12, the classes apart in feature a only:
+# RFE's hard margin used to spend seconds in SMO before its verdict (now well under a second).
+start=$(date +%s%N)
+run scaled_rfe select "$TMP/scaled.csv" --method rfe -f 2 -q
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+expect_rc scaled_rfe 3
+expect_grep scaled_rfe err 'RFE round 1 \(4 features\): data not separable'
+if [ "$elapsed_ms" -lt 2000 ]; then pass "scaled_rfe took $elapsed_ms ms"; else fail "scaled_rfe took $elapsed_ms ms"; fi
+
+# L0-SVM pruning every coefficient: exit 3 and no model, unless --keep-degenerate.
+rm -f "$TMP/empty.model"
+run l0_empty train "$DATA/ripley/ripley_train.csv" --model "$TMP/empty.model" --method l0-svm --C-alpha 1e8 --C-xi 1e-3 -q
+expect_rc l0_empty 3
+expect_grep l0_empty err 'pruned every coefficient.*no model written'
+[ ! -e "$TMP/empty.model" ] && pass "l0_empty wrote no model" || fail "l0_empty wrote a model"
+run l0_keep train "$DATA/ripley/ripley_train.csv" --model "$TMP/empty.model" --method l0-svm --C-alpha 1e8 --C-xi 1e-3 --keep-degenerate --json -q
+expect_rc l0_keep 0
+py l0_keep 'd["n_expansion_terms"] == 0 and d["n_support_points"] == 0 and d["status"] == "numerical_issue"'
+[ -e "$TMP/empty.model" ] && pass "l0_keep wrote the model" || fail "l0_keep wrote no model"
+py l0_train 'd["n_expansion_terms"] == d["n_support"] and d["n_support_points"] >= d["n_expansion_terms"]'
 
 # ---- model files: select --model, every kind through predict, version 1 still read ----------
 run select_model select "$DATA/sonar/sonar.csv" --method l2-arom --features 10,4 --ridge 1e-3 --standardize --model "$TMP/sel.model" --quiet

@@ -1,0 +1,138 @@
+// The CPU backend's kernel matrices: one product (SYRK for the symmetric form, through Eigen)
+// and one pass of the kernel function; chi2 directly. The batched forms loop over the blocks.
+#include <algorithm>
+#include <cmath>
+
+#include "batch_shapes.hpp"
+#include "cpu_backend.hpp"
+#include "op_shapes.hpp"
+#include "zeronorm/error.hpp"
+
+namespace zeronorm::cpu {
+namespace {
+
+// Rows scaled by z (and by sqrt(theta) for the weighted RBF, which turns it into a plain RBF).
+Matrix prepare_rows(const KernelSpec& spec, const ConstMap& A, const DeviceMatrix* scale) {
+    const bool weighted = spec.type == KernelType::WeightedRbf;
+    if (scale == nullptr && !weighted) return A;
+    Vector s = weighted ? Vector(spec.theta.cwiseSqrt()) : Vector::Ones(A.cols());
+    if (scale != nullptr) s = s.cwiseProduct(Eigen::Map<const Vector>(scale->data(), scale->size()));
+    return A * s.asDiagonal();  // one pass over A
+}
+
+}  // namespace
+
+void finish_kernel(const KernelSpec& spec, Eigen::Ref<Matrix> dots, const Vector& sq_a,
+                   const Vector& sq_b) {
+    switch (spec.type) {
+        case KernelType::Linear: return;
+        case KernelType::Polynomial:
+            dots = (spec.gamma * dots.array() + spec.coef0).pow(double(spec.degree)).matrix();
+            return;
+        case KernelType::SumOfPowers: {
+            Matrix power = dots, sum = dots;
+            for (int t = 2; t <= spec.degree; ++t) {
+                power.array() *= dots.array();
+                sum += power;
+            }
+            dots = sum;
+            return;
+        }
+        case KernelType::Rbf:
+        case KernelType::WeightedRbf:
+            for (Index j = 0; j < dots.cols(); ++j)
+                for (Index i = 0; i < dots.rows(); ++i)
+                    dots(i, j) = std::exp(-spec.gamma *
+                                          std::max(0.0, sq_a[i] + sq_b[j] - 2.0 * dots(i, j)));
+            return;
+        case KernelType::Chi2: break;
+    }
+    throw InvalidArgument("finish_kernel: chi2 has no inner-product form");
+}
+
+Matrix chi2_kernel(double gamma, const Matrix& A, const Matrix& B) {
+    Matrix K(A.rows(), B.rows());
+    for (Index j = 0; j < B.rows(); ++j)
+        for (Index i = 0; i < A.rows(); ++i) {
+            double acc = 0.0;
+            for (Index k = 0; k < A.cols(); ++k) {
+                const double sum = A(i, k) + B(j, k);
+                if (sum == 0.0) continue;
+                const double diff = A(i, k) - B(j, k);
+                acc += diff * diff / sum;
+            }
+            K(i, j) = std::exp(-gamma * acc);
+        }
+    return K;
+}
+
+DeviceMatrix CpuBackend::kernel_matrix(const KernelSpec& spec, const DeviceMatrix& A,
+                                       const DeviceMatrix& B, const DeviceMatrix* scale) {
+    detail::check_kernel_matrix(spec, A, B, scale);
+    const bool symmetric = &A == &B;
+    const Matrix SA = prepare_rows(spec, view(A), scale);
+    const Matrix SB = symmetric ? Matrix() : prepare_rows(spec, view(B), scale);
+    const Matrix& rhs = symmetric ? SA : SB;
+    DeviceMatrix K = allocate_host(A.rows(), B.rows());
+    auto out = view(K);
+    if (spec.type == KernelType::Chi2) {
+        out = chi2_kernel(spec.gamma, SA, rhs);
+        return K;
+    }
+    if (symmetric) {
+        out.setZero();
+        out.selfadjointView<Eigen::Lower>().rankUpdate(SA);
+        out.triangularView<Eigen::StrictlyUpper>() = out.transpose();
+    } else {
+        out.noalias() = SA * rhs.transpose();
+    }
+    // Squared norms only where the kernel needs distances; for A = B they are the Gram's
+    // diagonal, which keeps every point at distance exactly 0 from itself.
+    Vector sq_a, sq_b;
+    if (spec.type == KernelType::Rbf || spec.type == KernelType::WeightedRbf) {
+        sq_a = symmetric ? Vector(out.diagonal()) : Vector(SA.rowwise().squaredNorm());
+        sq_b = symmetric ? sq_a : Vector(rhs.rowwise().squaredNorm());
+    }
+    finish_kernel(spec, out, sq_a, sq_b);
+    if (symmetric && (spec.type == KernelType::Rbf || spec.type == KernelType::WeightedRbf))
+        out.diagonal().setOnes();  // distance of a point to itself is exactly 0
+    return K;
+}
+
+DeviceMatrix CpuBackend::scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
+                                           const DeviceMatrix& Z, Precision precision) {
+    const Index d = detail::check_scaled_gram_batch(A, B, Z);
+    const Index P = Z.cols();
+    const Index l = B.rows();
+    DeviceMatrix K = allocate_host(A.rows(), l * P);
+    auto out = view(K);
+    for (Index p = 0; p < P; ++p) {
+        const auto z = view(Z).col(p).asDiagonal();
+        const Matrix SA = view(block(A, d, p)) * z;
+        const Matrix SB = &A == &B ? Matrix() : Matrix(view(block(B, d, p)) * z);
+        const Matrix& rhs = &A == &B ? SA : SB;
+        if (precision == Precision::Float32) {
+            const Eigen::MatrixXf a = SA.cast<float>(), b = rhs.cast<float>();
+            out.middleCols(p * l, l) = (a * b.transpose()).cast<double>();
+        } else {
+            out.middleCols(p * l, l).noalias() = SA * rhs.transpose();
+        }
+    }
+    return K;
+}
+
+DeviceMatrix CpuBackend::kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,
+                                      const DeviceMatrix& B) {
+    const Index d = detail::check_kernel_batch(batch, A, B);
+    const Index l = B.rows();
+    DeviceMatrix K = allocate_host(A.rows(), l * batch);
+    for (Index p = 0; p < batch; ++p) {
+        const DeviceMatrix a = block(A, d, p);  // passed twice: the symmetric form
+        const DeviceMatrix K_p = &A == &B ? kernel_matrix(spec, a, a, nullptr)
+                                          : kernel_matrix(spec, a, block(B, d, p), nullptr);
+        view(K).middleCols(p * l, l) = view(K_p);
+    }
+    return K;
+}
+
+}  // namespace zeronorm::cpu

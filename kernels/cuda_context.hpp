@@ -1,0 +1,178 @@
+// The CUDA backend's private context: one device, one non-blocking stream, a cuBLAS and a
+// cuSOLVER dense handle bound to that stream. DeviceMatrix storage is cudaMalloc'ed memory freed
+// by the last owner. Every public method makes its device current for its duration (and
+// restores the caller's), enqueues its work on the stream and synchronises before returning, so
+// errors are reported by the call that caused them and no temporary outlives the work that uses
+// it. A CudaBackend is not safe to use from several threads at once.
+//
+// Compiled by the host compiler (Eigen stays out of nvcc); the kernels are launched through
+// device_ops.hpp. The primitives are defined by group next to their kernels: cuda_backend.cpp
+// (the context, memory, the module entry), dense_ops.cpp (dense linear algebra),
+// kernel_ops.cpp (kernel matrices, kernel_matrix.cu), gather_ops.cpp (gathers, splits and
+// batched GEMMs, elementwise.cu), smo_ops.cpp (SMO and the Newton finish, smo.cu and
+// newton.cu) and arom_ops.cpp (scale_update.cu).
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cusolverDn.h>
+
+#include <cstddef>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "device_ops.hpp"
+#include "zeronorm/backend.hpp"
+#include "zeronorm/error.hpp"
+
+namespace zeronorm::cuda_detail {
+
+// Makes `device` current for a scope and restores the previous device afterwards.
+class DeviceGuard {
+public:
+    explicit DeviceGuard(int device);
+    ~DeviceGuard();
+    DeviceGuard(const DeviceGuard&) = delete;
+    DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+private:
+    int previous_ = 0;
+    bool switched_ = false;
+};
+
+// Frees device memory of `device` without throwing (used by deleters and destructors, which
+// may run after an error or at program exit, when the runtime may already be shutting down).
+void free_device_memory(void* p, int device) noexcept;
+
+struct DeviceDeleter {
+    int device;
+    void operator()(double* p) const noexcept { free_device_memory(p, device); }
+};
+
+// rows x cols x element_size, checked against negative sizes and overflow.
+std::size_t checked_bytes(Index rows, Index cols, std::size_t element_size, const char* where);
+
+// v as a cuBLAS/cuSOLVER dimension (InvalidArgument beyond int).
+int blas_int(Index v, const char* where);
+
+// Scratch memory owned by one public call.
+template <class T>
+class DeviceBuffer {
+public:
+    DeviceBuffer(std::size_t count, int device) : device_(device) {
+        if (count == 0) return;
+        ZN_EXPECTS(count <= std::numeric_limits<std::size_t>::max() / sizeof(T),
+                   "device buffer of " << count << " elements is too large");
+        const std::size_t bytes = count * sizeof(T);
+        void* p = nullptr;
+        ZN_CUDA_TRY_ALLOC(cudaMalloc(&p, bytes), bytes);
+        ptr_ = static_cast<T*>(p);
+    }
+    ~DeviceBuffer() { free_device_memory(ptr_, device_); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+    T* get() const { return ptr_; }
+
+private:
+    T* ptr_ = nullptr;
+    int device_;
+};
+
+class CudaBackend;
+std::unique_ptr<SmoOps> make_smo_ops(CudaBackend& backend);
+std::unique_ptr<AromOps> make_arom_ops(CudaBackend& backend);
+
+class CudaBackend final : public Backend {
+public:
+    explicit CudaBackend(int device);
+    ~CudaBackend() override;
+    CudaBackend(const CudaBackend&) = delete;
+    CudaBackend& operator=(const CudaBackend&) = delete;
+
+    BackendKind kind() const override { return BackendKind::Cuda; }
+    std::string description() const override;
+    SmoOps& smo() override { return *smo_; }
+    AromOps& arom() override { return *arom_; }
+
+    DeviceMatrix allocate(Index rows, Index cols) override;
+    DeviceMatrix upload(const Matrix& host) override;
+    Matrix download(const DeviceMatrix& m) override;
+
+    DeviceMatrix select_columns(const DeviceMatrix& X, const IndexVector& cols) override;
+    DeviceMatrix select_rows(const DeviceMatrix& X, const IndexVector& rows) override;
+    void assign_columns(DeviceMatrix& X, const IndexVector& cols,
+                        const DeviceMatrix& source) override;
+
+    DeviceMatrix kernel_matrix(const KernelSpec& spec, const DeviceMatrix& A,
+                               const DeviceMatrix& B,
+                               const DeviceMatrix* feature_scale = nullptr) override;
+    void gemm(bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
+              const DeviceMatrix& B, double beta, DeviceMatrix& C) override;
+    void syrk(bool trans, double alpha, const DeviceMatrix& A, double beta,
+              DeviceMatrix& C) override;
+    void scale_rows_columns(DeviceMatrix& X, const Vector& row_scale, const Vector& col_scale,
+                            double diagonal_shift) override;
+    bool cholesky_factor(DeviceMatrix& A) override;
+    void triangular_solve(const DeviceMatrix& L, bool transpose, bool on_the_right,
+                          DeviceMatrix& B) override;
+
+    SplitBlocks split_batch(const DeviceMatrix& X, const std::vector<IndexVector>& train_rows,
+                            const std::vector<IndexVector>& test_rows, bool standardize) override;
+    DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
+                                   const DeviceMatrix& Z, Precision precision) override;
+    DeviceMatrix kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,
+                              const DeviceMatrix& B) override;
+    DeviceMatrix gather_blocks(const DeviceMatrix& K, Index block_width, const IndexVector& source,
+                               const std::vector<IndexVector>& rows,
+                               const std::vector<IndexVector>& cols) override;
+    void gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
+                    const DeviceMatrix& B, double beta, DeviceMatrix& C) override;
+
+    // ---- for the operation sets ------------------------------------------------------------
+    int device() const { return device_; }
+    cudaStream_t stream() const { return stream_; }
+    cublasHandle_t blas() const { return blas_; }
+    // rows x cols of device memory, NaN-filled when `poison` (0xFF bytes are a NaN double).
+    DeviceMatrix allocate_matrix(Index rows, Index cols, bool poison, const char* where);
+    // Throws InvalidArgument unless m is empty or its storage is memory of this device.
+    void require_device_memory(const DeviceMatrix& m, const char* name, const char* where) const;
+    template <class T>
+    void copy_to_device(T* dst, const T* src, std::size_t count) {
+        if (count == 0) return;
+        ZN_CUDA_TRY(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    }
+    template <class T>
+    void copy_to_host(T* dst, const T* src, std::size_t count) {
+        if (count == 0) return;
+        ZN_CUDA_TRY(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    }
+    void sync() { ZN_CUDA_TRY(cudaStreamSynchronize(stream_)); }
+    // True when every entry of m is finite (one device pass).
+    bool all_finite(const DeviceMatrix& m);
+    // Grow-only scratch kept across calls, for the scaled copies of scaled_gram_batch: a fresh
+    // cudaMalloc of a few hundred MB per AROM iteration would cost more than the product.
+    double* batch_workspace(std::size_t count);
+
+private:
+    void release() noexcept;
+    // The cuSOLVER handle, created on first use: most work (SMO, the batched cross-validation)
+    // needs no factorisation and need not pay for its set-up.
+    cusolverDnHandle_t solver();
+
+    int device_;
+    std::string name_;
+    std::size_t total_memory_ = 0;
+    cudaStream_t stream_ = nullptr;
+    cublasHandle_t blas_ = nullptr;
+    cusolverDnHandle_t solver_ = nullptr;
+    std::shared_ptr<double> workspace_;
+    std::size_t workspace_count_ = 0;
+    std::unique_ptr<SmoOps> smo_;
+    std::unique_ptr<AromOps> arom_;
+};
+
+}  // namespace zeronorm::cuda_detail
