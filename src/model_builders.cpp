@@ -58,7 +58,9 @@ ModelFile model_file(const LpSvmResult& result) {
 }
 
 ModelFile model_file(const FeatureSubset& subset, Index n_inputs) {
-    ZN_EXPECTS(!subset.classifiers.empty(), "model_file: the subset has no final classifier");
+    ZN_EXPECTS(!subset.classifiers.empty(),
+               "model_file: the subset has no final classifier (" << subset.classifier_message
+                                                                   << ")");
     ModelFile file;
     file.kind = ModelKind::Linear;
     file.linear.weights = subset.class_weights;

@@ -203,6 +203,21 @@ TEST(ModelIoV2, SelectedColumnsPredictAsTheSelectionsClassifiers) {
     EXPECT_EQ(back.predict(*backend, three.X), three.y);
 }
 
+TEST(ModelIoV2, SubsetWithoutFinalClassifierHasNoModel) {
+    // As select_features leaves a subset whose final classifier could not be trained.
+    zeronorm::FeatureSubset subset;
+    subset.n_features = 2;
+    subset.selected = {4, 1};
+    subset.classifier_status = zeronorm::Status::NumericalIssue;
+    subset.classifier_message = "data not separable";
+    try {
+        (void)zeronorm::model_file(subset, 7);
+        FAIL() << "a model without classifiers was built";
+    } catch (const zeronorm::InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("data not separable"), std::string::npos) << e.what();
+    }
+}
+
 TEST(ModelIoV2, PolynomialRulePredictsAsPolynomialArom) {
     ZN_SEED_TRACE();
     std::mt19937_64 rng(testing::test_seed());

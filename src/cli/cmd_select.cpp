@@ -56,33 +56,50 @@ public:
                         (subset.classifier_status == Status::NumericalIssue ? "failed"
                                                                            : "did not converge") +
                         ": " + subset.classifier_message);
+        // Without a final classifier there is no rule to save: the selection is still reported,
+        // then the command fails and leaves the model file as it was.
+        const FeatureSubset* unmodelled = nullptr;
         if (model_file_) {
-            std::ostringstream text;
-            write_model(text, final_model(data, result, options, standardizer));
-            model_text_ = text.str();
+            const FeatureSubset& largest = largest_subset(result);
+            if (largest.classifiers.empty()) {
+                unmodelled = &largest;
+                model_file_.reset();
+            } else {
+                std::ostringstream text;
+                write_model(text, final_model(data, largest, options, standardizer));
+                model_text_ = text.str();
+            }
         }
         report(data, result);
+        if (unmodelled != nullptr)
+            throw NumericalError("--model: no model written, the selection stands: " +
+                                 unmodelled->classifier_message);
         if (model_file_) progress(common, "model written to " + model_path);
     }
 
 private:
-    // The linear rule(s) retrained on the largest subset, on its original columns.
-    ModelFile final_model(const Dataset& data, const SelectionResult& result,
-                          const SelectionOptions& options,
-                          const std::optional<Standardizer>& standardizer) const {
+    // The subset --model saves: the largest feature count.
+    static const FeatureSubset& largest_subset(const SelectionResult& result) {
         const auto largest = std::max_element(
             result.subsets.begin(), result.subsets.end(),
             [](const FeatureSubset& a, const FeatureSubset& b) {
                 return a.n_features < b.n_features;
             });
         ZN_EXPECTS(largest != result.subsets.end(), "--model: the selection kept no subset");
-        ModelFile file = model_file(*largest, data.n_features());
+        return *largest;
+    }
+
+    // The linear rule(s) retrained on the largest subset, on its original columns.
+    ModelFile final_model(const Dataset& data, const FeatureSubset& largest,
+                          const SelectionOptions& options,
+                          const std::optional<Standardizer>& standardizer) const {
+        ModelFile file = model_file(largest, data.n_features());
         file.log10 = preprocess.log10;
         file.standardizer = standardizer;
         file.feature_names = data.feature_names;
         file.label_mapping = data.label_mapping;
         file.method.name = selection.method;
-        file.method.parameters = {{"features", std::to_string(largest->n_features)},
+        file.method.parameters = {{"features", std::to_string(largest.n_features)},
                                   {"C", model_number(options.C)},
                                   {"ridge", model_number(options.ridge)},
                                   {"final_C", model_number(options.final_C)},

@@ -601,6 +601,16 @@ for scheme in ovr ww; do
     expect_rc "predict3_$scheme" 0
     py "predict3_$scheme" 'd["error_rate"] == 0 and set(d["predictions"]) == {5, 7, 9}'
 done
+# The forced hard margin on Table 1 data (above) leaves no final classifier: the selection is
+# still printed, then exit 3 and the existing model file is left as it was.
+echo kept >"$TMP/t1.model"
+run t1_hard_model select "$TMP/table1.csv" -f 2 --json -q --final-C inf --final-ridge 0 --model "$TMP/t1.model"
+expect_rc t1_hard_model 3
+expect_error_prefix t1_hard_model
+expect_grep t1_hard_model err 'error: --model: no model written, the selection stands: final classifier on the 2 selected features: data not separable'
+py t1_hard_model 'len(d["selected"]) == 2 and d["subsets"][0]["classifier_status"] == "numerical_issue"'
+[ "$(cat "$TMP/t1.model")" = kept ] && pass "t1_hard_model left the model file" \
+    || fail "t1_hard_model replaced the model file"
 # A file of version 1 (an rbf SVM on ripley_train.csv) predicts as it did.
 run predict_v1 predict "$DATA/ripley/ripley_test.csv" --model "$(dirname "$0")/../fixtures/ripley_rbf_v1.model" --json --quiet
 expect_rc predict_v1 0
