@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backends.hpp"
-#include "endless_input.hpp"
+#include "model_text_checks.hpp"
 #include "random.hpp"
 #include "zeronorm/backend.hpp"
 #include "zeronorm/error.hpp"
@@ -67,9 +67,10 @@ ModelFile parse(const std::string& text, const std::string& name = "m.model") {
     return zeronorm::parse_model(in, name);
 }
 
+// The version-1 text: these tests pin down the version-1 format, which stays readable.
 std::string to_text(const ModelFile& file) {
     std::ostringstream out;
-    zeronorm::write_model(out, file);
+    zeronorm::write_model(out, file, 1);
     return out.str();
 }
 
@@ -90,32 +91,12 @@ std::vector<std::string> valid_lines() {
 }
 
 std::string join(const std::vector<std::string>& lines) {
-    std::string s;
-    for (const auto& l : lines) s += l + "\n";
-    return s;
+    return zeronorm::testing::join_lines(lines);
 }
 
-// Success when parsing `text` throws DataFormatError at m.model:line:column whose message
-// contains `key`.
 ::testing::AssertionResult rejected_at(const std::string& text, std::size_t line,
                                        std::size_t column, const std::string& key) {
-    try {
-        parse(text);
-    } catch (const DataFormatError& e) {
-        const std::string msg = e.what();
-        if (e.file() != "m.model" || e.line() != line || e.column() != column)
-            return ::testing::AssertionFailure()
-                   << "expected m.model:" << line << ":" << column << ", got: " << msg;
-        if (msg.rfind("m.model:" + std::to_string(line) + ":" + std::to_string(column) + ": ", 0) !=
-            0)
-            return ::testing::AssertionFailure() << "message lacks the position: " << msg;
-        if (msg.find(key) == std::string::npos)
-            return ::testing::AssertionFailure() << "message lacks '" << key << "': " << msg;
-        return ::testing::AssertionSuccess();
-    } catch (const std::exception& e) {
-        return ::testing::AssertionFailure() << "threw another exception: " << e.what();
-    }
-    return ::testing::AssertionFailure() << "did not throw";
+    return zeronorm::testing::model_rejected_at(text, line, column, key);
 }
 
 ::testing::AssertionResult line_replaced(std::size_t line, const std::string& replacement,
@@ -351,7 +332,7 @@ TEST(ModelIoMalformed, WrongMagicOrVersion) {
     EXPECT_TRUE(rejected_at("", 1, 1, "empty file"));
     EXPECT_TRUE(line_replaced(1, "zeronorm-modle 1", 1, "not a zeronorm model file"));
     EXPECT_TRUE(line_replaced(1, "svm_type c_svc", 1, "not a zeronorm model file"));
-    EXPECT_TRUE(line_replaced(1, "zeronorm-model 2", 16, "unsupported model format version 2"));
+    EXPECT_TRUE(line_replaced(1, "zeronorm-model 3", 16, "unsupported model format version 3"));
     EXPECT_TRUE(line_replaced(1, "zeronorm-model", 15, "format version"));
     EXPECT_TRUE(line_replaced(1, "zeronorm-model one", 16, "bad format version"));
     EXPECT_TRUE(line_replaced(1, "zeronorm-model 1 extra", 18, "unexpected text 'extra'"));
@@ -621,21 +602,7 @@ TEST(ModelIoMethod, SparseModelWithoutTermsIsTheConstantBias) {
 
 // ---- endless and binary inputs stop early ------------------------------------------------------
 
-::testing::AssertionResult endless_rejected_at(const std::string& head, const std::string& pattern,
-                                               std::size_t line, std::size_t column,
-                                               const std::string& key) {
-    zeronorm::testing::EndlessInput in(head, pattern);
-    try {
-        zeronorm::parse_model(in, "m.model");
-    } catch (const DataFormatError& e) {
-        const std::string where = std::to_string(e.line()) + ":" + std::to_string(e.column());
-        if (where != std::to_string(line) + ":" + std::to_string(column) ||
-            std::string(e.what()).find(key) == std::string::npos)
-            return ::testing::AssertionFailure() << "got " << e.what();
-        return ::testing::AssertionSuccess();
-    }
-    return ::testing::AssertionFailure() << "did not throw";
-}
+using zeronorm::testing::endless_rejected_at;
 
 TEST(ModelIoLimits, DevZeroStopsAtTheFirstByte) {
     try {

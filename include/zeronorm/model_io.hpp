@@ -1,7 +1,30 @@
-// Saving and loading trained two-class SVMs, with the preprocessing they were trained behind.
+// Saving and loading trained models, with the preprocessing they were trained behind.
 //
-// The format is versioned, line-oriented text in the C locale (see src/model_io.cpp for the
-// full grammar):
+// The format is versioned, line-oriented text in the C locale; the full grammar of both
+// versions is in src/model_reader.cpp. Version 2 (written by default) holds every model the
+// library trains, as a kind:
+//
+//   zeronorm-model 2
+//   kind weston-watkins        kernel-expansion, sparse-expansion, one-vs-rest,
+//                              weston-watkins, linear or polynomial (ModelKind)
+//   n_classes 3                K; 2 for the two-class kinds
+//   n_inputs 5                 columns of the raw data the file applies to
+//   kernel rbf                 kernel kinds only: kernel, gamma, degree, coef0 as in version 1
+//   gamma 0.5
+//   degree 3
+//   coef0 0
+//   n_features 2               the model's input dimension
+//   columns 4 0                0-based raw columns the model runs on, or "columns all"
+//   theta 0                    kernel kinds only
+//   bias 0.1 -0.2 0.3          then the kind's body (see model_reader.cpp), e.g. for
+//   n_support 1                weston-watkins: K biases and rows "coef_1..coef_K x_1..x_d"
+//   0.5 -0.25 -0.25 1 2
+//   method l2-arom C=1         optional sections as in version 1 (log10, standardize and
+//   standardize 5 ...          feature_names describe the n_inputs raw columns; labels map to
+//   labels 3 ...               +-1 for two classes, to 0..K-1 for K)
+//   end
+//
+// Version 1 (still read; written on request) is the two-class kernel expansion alone:
 //
 //   zeronorm-model 1
 //   kernel rbf                 kernel name as to_string(KernelType)
@@ -27,12 +50,10 @@
 //   "2" 1
 //   end
 //
-// Every model is the kernel expansion f(x) = sum_i coef_i k(x, x_i) + bias: the dual SVM
-// (coef = beta_i y_i over its support vectors) and the sparse L0/Lp-norm SVM (coef = alpha_i over
-// its expansion points; see SparseSvmModel::to_svm_model) alike, so prediction never depends on
-// the optional "method" line. Files without it are plain SVMs; it was added to version 1 as an
-// optional section, so every earlier version-1 file still reads unchanged (a reader older than
-// the line rejects a file that has it, at that line, with "expected a section").
+// A version-1 file is the kernel expansion f(x) = sum_i coef_i k(x, x_i) + bias: the dual SVM
+// (coef = beta_i y_i over its support vectors) and the sparse L0/Lp-norm SVM (coef = alpha_i
+// over its expansion points; see SparseSvmModel::to_svm_model) alike; it loads as kind
+// kernel-expansion, or sparse-expansion when its method line names l0-svm.
 //
 // Numbers are written in the shortest form that reads back to the same double (std::to_chars),
 // so a loaded model predicts bit-for-bit what the saved one did. Loading is strict: every count
@@ -49,7 +70,9 @@
 #include <utility>
 #include <vector>
 
+#include "zeronorm/backend.hpp"
 #include "zeronorm/dataset.hpp"
+#include "zeronorm/kernel.hpp"
 #include "zeronorm/preprocess.hpp"
 #include "zeronorm/svm.hpp"
 
@@ -72,34 +95,98 @@ struct ModelMethod {
 // ModelMethod values.
 std::string model_number(double value);
 
+// What a model file's classifier is.
+enum class ModelKind {
+    KernelExpansion,  // two classes: f(x) = sum_i coef_i k(x, x_i) + bias (a dual SVM)
+    SparseExpansion,  // the same form, from a sparse L0/Lp-norm SVM (coef = alpha_i)
+    OneVsRest,        // K >= 3 kernel expansions; machine k scores class k against the rest
+    WestonWatkins,    // K >= 3 kernel expansions on shared points (one M-SVM)
+    Linear,           // f_k(x) = w_k.x + b_k: one rule (two classes) or K >= 3 (one per class)
+    Polynomial,       // two classes: f(x) = bias + sum_t coef_t prod_{j in term t} x_j
+};
+std::string to_string(ModelKind kind);  // "kernel-expansion", "one-vs-rest", ...
+ModelKind parse_model_kind(const std::string& name);  // InvalidArgument for unknown names
+
+// K kernel expansions on shared points: f_k(x) = sum_i coef(i, k) k(x, x_i) + bias_k.
+struct MultiExpansion {
+    KernelSpec kernel;
+    Matrix points;  // n x d
+    Matrix coef;    // n x K
+    Vector bias;    // K
+};
+
+// Linear rules f_k(x) = weights.col(k).x + bias_k.
+struct LinearRules {
+    Matrix weights;  // d x m: m = 1 (two classes, sign) or K (argmax)
+    Vector bias;     // m
+};
+
+// A polynomial in the model's inputs, f(x) = bias + sum_t coef_t prod_{j in factors_t} x_j: the
+// rule of polynomial AROM (w . (z * phi(x)) + b over its surviving monomials, each monomial's
+// multinomial weight, z and w folded into coef_t).
+struct PolynomialRule {
+    Index n_features = 0;
+    std::vector<IndexVector> factors;  // per term: 1..64 input indices; a repeat is a power
+    Vector coef;                       // one per term
+    double bias = 0.0;
+};
+
 // A model together with what turns raw data into the model's input.
 struct ModelFile {
-    SvmModel model;
+    ModelKind kind = ModelKind::KernelExpansion;
+    SvmModel model;                  // KernelExpansion, SparseExpansion
+    std::vector<SvmModel> machines;  // OneVsRest: K machines with one kernel
+    MultiExpansion ww;               // WestonWatkins
+    LinearRules linear;              // Linear
+    PolynomialRule polynomial;       // Polynomial
+    // The raw columns the model runs on (0-based, distinct, each < n_inputs), in the model's
+    // feature order; empty: all columns as they are.
+    IndexVector columns;
+    Index n_inputs = 0;  // raw columns when `columns` is set (else 0 or n_features())
     ModelMethod method;  // how it was trained (optional metadata)
-    // Raw features -> log10 (when log10 is set) -> standardizer (when present) -> model.
+    // Raw features -> log10 (when log10 is set) -> standardizer (when present) -> columns ->
+    // model; log10, standardizer and feature names describe the raw columns.
     bool log10 = false;
     std::optional<Standardizer> standardizer;
-    std::vector<std::string> feature_names;       // empty or model.n_features() names
-    std::map<std::string, double> label_mapping;  // as Dataset::label_mapping: original -> +-1
+    std::vector<std::string> feature_names;       // empty or n_raw_features() names
+    // As Dataset::label_mapping: original -> +-1 (two classes) or 0..K-1 (K classes).
+    std::map<std::string, double> label_mapping;
 
-    // The model's input for raw rows X (log10 and standardisation as stored).
+    Index n_features() const;      // the model's input dimension
+    Index n_raw_features() const;  // columns of the raw data
+    int n_classes() const;         // 2, or K
+    Index n_outputs() const;       // decision values per row: 1 (two classes) or K
+    // The kernel of the kernel kinds, nullptr for linear rules.
+    const KernelSpec* kernel() const;
+
+    // The model's input for raw rows X (log10, standardisation and column subset as stored).
     Matrix preprocess(const Matrix& X) const;
+    // Decision values (rows x n_outputs()) for the model's input (preprocess(X)).
+    Matrix decision_function(Backend& backend, const Matrix& input) const;
+    // Labels from decision values: sign as +-1 (0 -> +1) for one output, else the index of the
+    // largest (the first on ties).
+    Vector labels_from_outputs(const Matrix& outputs) const;
+    // Predicted labels (+-1, or 0..K-1) for raw rows X.
+    Vector predict(Backend& backend, const Matrix& X) const;
     // Throws InvalidArgument / DimensionMismatch if the parts do not fit together or hold
     // values the format cannot represent (NaN, Inf, a non-positive scale).
     void validate() const;
 };
 
-// The version written by this build and the only one it reads.
-constexpr int model_format_version = 1;
+// The version written by default; this build reads versions 1 and 2.
+constexpr int model_format_version = 2;
 
-void save_model(const ModelFile& file, const std::string& path);
+// Version 1 holds only the two-class kernel kinds on all columns (InvalidArgument otherwise).
+void save_model(const ModelFile& file, const std::string& path,
+                int version = model_format_version);
 void save_model(const SvmModel& model, const std::string& path);
 ModelFile load_model_file(const std::string& path);
-// The model alone (any preprocessing sections in the file are checked but dropped).
+// The two-class kernel expansion alone (any preprocessing sections in the file are checked but
+// dropped); a file of another kind is an InvalidArgument.
 SvmModel load_model(const std::string& path);
 
 // The same over streams; `name` is used in error messages.
-void write_model(std::ostream& out, const ModelFile& file);
+void write_model(std::ostream& out, const ModelFile& file, int version = model_format_version);
 ModelFile parse_model(std::istream& in, const std::string& name);
 
 }  // namespace zeronorm

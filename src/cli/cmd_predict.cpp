@@ -1,7 +1,7 @@
 // zeronorm predict DATA --model FILE: applies a saved model (and its preprocessing) to data and
-// reports the error rate against the data's labels. Every model file is a kernel expansion
-// f(x) = sum_i coef_i k(x, x_i) + b (an L2-SVM's support vectors or an L0-SVM's few expansion
-// points), so one code path predicts both.
+// reports the error rate against the data's labels. Every kind of model file (two-class kernel
+// expansions, one-vs-rest and Weston-Watkins machines, linear rules, polynomials; on all columns
+// or a column subset) predicts through ModelFile's preprocess and decision function.
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -31,9 +31,16 @@ std::optional<Vector> labels_in_model_coding(const Dataset& data, const ModelFil
         const double v = data.y[i];
         const auto it = original.find(v);
         const std::string text = it != original.end() ? it->second : label_text(v);
-        if (file.label_mapping.empty()) {
+        if (file.label_mapping.empty() && file.n_classes() == 2) {
             if (text != "1" && text != "-1") return std::nullopt;
             y[i] = text == "1" ? 1.0 : -1.0;
+        } else if (file.label_mapping.empty()) {  // classes written as 0..K-1
+            long long k = -1;
+            const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
+            if (ec != std::errc() || ptr != text.data() + text.size() || k < 0 ||
+                k >= file.n_classes())
+                return std::nullopt;
+            y[i] = double(k);
         } else {
             const auto m = file.label_mapping.find(text);
             if (m == file.label_mapping.end()) return std::nullopt;
@@ -51,6 +58,21 @@ nlohmann::ordered_json label_json(const std::string& text) {
     return text;
 }
 
+// Expansion points in the model (summed over one-vs-rest machines); null for linear rules.
+nlohmann::ordered_json support_count(const ModelFile& file) {
+    switch (file.kind) {
+    case ModelKind::OneVsRest: {
+        Index n = 0;
+        for (const auto& m : file.machines) n += m.n_support();
+        return n;
+    }
+    case ModelKind::WestonWatkins: return file.ww.points.rows();
+    case ModelKind::Linear:
+    case ModelKind::Polynomial: return nullptr;
+    default: return file.model.n_support();
+    }
+}
+
 class PredictCommand : public Command {
 public:
     explicit PredictCommand(CLI::App& parent) {
@@ -65,11 +87,12 @@ public:
         stage_output();
         auto backend = open_backend(common);
         const ModelFile file = load_model_file(model_path);
-        Dataset data = load_data(data_path, 1, common, file.log10, file.model.n_features());
-        if (data.n_features() != file.model.n_features())
+        const Index n_features = file.n_raw_features();
+        Dataset data = load_data(data_path, 1, common, file.log10, n_features);
+        if (data.n_features() != n_features)
             throw DimensionMismatch(data_path + " has " + std::to_string(data.n_features()) +
                                     " features but the model was trained on " +
-                                    std::to_string(file.model.n_features()));
+                                    std::to_string(n_features));
         if (!file.feature_names.empty() && !data.feature_names.empty() &&
             file.feature_names != data.feature_names)
             warning("the column names of " + data_path +
@@ -80,8 +103,10 @@ public:
         } catch (const InvalidArgument& e) {  // log10 of a non-positive value
             throw DataError(data_path + ": " + e.what());
         }
-        if (file.model.kernel.type == KernelType::Chi2) check_chi2_domain(input, data_path);
-        const Vector predicted = file.model.predict(*backend, input);
+        if (file.kernel() && file.kernel()->type == KernelType::Chi2)
+            check_chi2_domain(input, data_path);
+        const Vector predicted =
+            file.labels_from_outputs(file.decision_function(*backend, input));
 
         // Predictions in the labels of the training file.
         std::map<double, std::string> to_original;
@@ -113,7 +138,8 @@ public:
             j["n_errors"] = error ? nlohmann::ordered_json(n_errors) : nlohmann::ordered_json();
             j["n_samples"] = data.n_samples();
             j["method"] = file.method.empty() ? std::string("svm") : file.method.name;
-            j["n_support"] = file.model.n_support();
+            j["kind"] = to_string(file.kind);
+            j["n_support"] = support_count(file);
             finish(j.dump() + "\n");
             return;
         }

@@ -1,10 +1,15 @@
 // zeronorm select DATA --method M --features R[,R2,...]: linear feature selection (AROM, RFE,
-// CORR) for one or more feature counts in one run.
+// CORR) for one or more feature counts in one run; --model saves the final classifier of the
+// largest count with its columns, for 'zeronorm predict' on the full data.
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "cli.hpp"
+#include "zeronorm/file_output.hpp"
 #include "zeronorm/methods.hpp"
+#include "zeronorm/model_builders.hpp"
 #include "zeronorm/selection.hpp"
 
 namespace zeronorm::cli {
@@ -16,6 +21,9 @@ public:
         app = parent.add_subcommand("select", "Select features (l2-AROM, l1-AROM, RFE, CORR)");
         app->add_option("data", data_path, "Data (.csv, else LIBSVM format)")->required();
         selection.add_to(*app, ranker_names(), true);
+        app->add_option("-m,--model", model_path,
+                        "Also write the final classifier of the largest feature count as a "
+                        "model for 'zeronorm predict'");
         preprocess.add_to(*app);
         common.add_to(*app);
     }
@@ -23,12 +31,18 @@ public:
     void run() override {
         selection.check(given(app->get_option("--max-iterations")));
         SelectionOptions options = selection.build();
-        stage_output();
+        // Both outputs are checked before any work and replaced only when everything succeeded.
+        if (!model_path.empty()) model_file_ = std::make_unique<StagedFile>(model_path, "--model");
+        stage_output(model_file_.get());
 
         auto backend = open_backend(common);
         Dataset data = load_data(data_path, 2, common, preprocess.log10);
         if (preprocess.log10) data.X = checked_log10(data.X, data_path);
-        if (preprocess.standardize) data.X = Standardizer::fit(data.X).transform(data.X);
+        std::optional<Standardizer> standardizer;
+        if (preprocess.standardize) {
+            standardizer = Standardizer::fit(data.X);
+            data.X = standardizer->transform(data.X);
+        }
         SelectionCliOptions::validate(options, data.n_features());
 
         progress(common,
@@ -43,10 +57,59 @@ public:
                         (subset.classifier_status == Status::NumericalIssue ? "failed"
                                                                            : "did not converge") +
                         ": " + subset.classifier_message);
+        // Without a final classifier there is no rule to save: the selection is still reported,
+        // then the command fails and leaves the model file as it was.
+        const FeatureSubset* unmodelled = nullptr;
+        if (model_file_) {
+            const FeatureSubset& largest = largest_subset(result);
+            if (largest.classifiers.empty()) {
+                unmodelled = &largest;
+                model_file_.reset();
+            } else {
+                std::ostringstream text;
+                write_model(text, final_model(data, largest, options, standardizer));
+                model_text_ = text.str();
+            }
+        }
         report(data, result);
+        if (unmodelled != nullptr)
+            throw NumericalError("--model: no model written, the selection stands: " +
+                                 unmodelled->classifier_message);
+        if (model_file_) progress(common, "model written to " + model_path);
     }
 
 private:
+    // The subset --model saves: the largest feature count.
+    static const FeatureSubset& largest_subset(const SelectionResult& result) {
+        const auto largest = std::max_element(
+            result.subsets.begin(), result.subsets.end(),
+            [](const FeatureSubset& a, const FeatureSubset& b) {
+                return a.n_features < b.n_features;
+            });
+        ZN_EXPECTS(largest != result.subsets.end(), "--model: the selection kept no subset");
+        return *largest;
+    }
+
+    // The linear rule(s) retrained on the largest subset, on its original columns.
+    ModelFile final_model(const Dataset& data, const FeatureSubset& largest,
+                          const SelectionOptions& options,
+                          const std::optional<Standardizer>& standardizer) const {
+        ModelFile file = model_file(largest, data.n_features());
+        file.log10 = preprocess.log10;
+        file.standardizer = standardizer;
+        file.feature_names = data.feature_names;
+        file.label_mapping = data.label_mapping;
+        file.method.name = selection.method;
+        file.method.parameters = {{"features", std::to_string(largest.n_features)},
+                                  {"C", model_number(options.C)},
+                                  {"ridge", model_number(options.ridge)},
+                                  {"final_C", model_number(options.final_C)},
+                                  {"final_ridge", model_number(options.final_ridge)}};
+        if (!data.is_binary())
+            file.method.parameters.emplace_back("multiclass", to_string(options.multiclass));
+        return file;
+    }
+
     void report(const Dataset& data, const SelectionResult& result) {
         const auto to_list = [](const IndexVector& v) {
             return std::vector<long long>(v.begin(), v.end());
@@ -83,7 +146,7 @@ private:
             j["converged"] = result.status == Status::Success;
             j["status"] = to_string(result.status);
             j["seconds"] = result.seconds;
-            finish(j.dump() + "\n");
+            finish(j.dump() + "\n", model_file_.get(), model_text_);
             return;
         }
         std::ostringstream s;
@@ -104,10 +167,13 @@ private:
                 s << "\n";
             }
         }
-        finish(s.str());
+        finish(s.str(), model_file_.get(), model_text_);
     }
 
     std::string data_path;
+    std::string model_path;
+    std::unique_ptr<StagedFile> model_file_;
+    std::string model_text_;
     SelectionCliOptions selection;
     PreprocessOptions preprocess;
 };

@@ -233,6 +233,7 @@ private:
         if (result.status != Status::Success)
             warning(std::string("the sparse SVM stopped with status ") + to_string(result.status) +
                     (result.message.empty() ? "" : ": " + result.message));
+        file.kind = ModelKind::SparseExpansion;
         file.model = result.model.to_svm_model();
         file.method.name = "l0-svm";
         file.method.parameters = {{"p", model_number(options.p)},

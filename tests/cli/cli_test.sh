@@ -83,7 +83,7 @@ py train 'all(k in d for k in ["objective", "iterations", "bias", "train_seconds
 py train 'abs(d["gamma"] - 0.5) < 1e-15'
 [ -s "$MODEL" ] && pass "model file written" || fail "model file missing"
 ls "$TMP" | grep -q '\.tmp\.' && fail "temporary model file left behind" || pass "no temporary file"
-head -n 1 "$MODEL" | grep -qx 'zeronorm-model 1' && pass "model magic" || fail "model magic"
+head -n 1 "$MODEL" | grep -qx 'zeronorm-model 2' && pass "model magic" || fail "model magic"
 
 run predict predict "$DATA/ripley/ripley_test.csv" --model "$MODEL" --json
 expect_rc predict 0
@@ -327,7 +327,7 @@ py l0_train 'all(k in d for k in ["objective", "iterations", "train_seconds", "b
 py l0_train 'd["C_xi"] == 1 and abs(d["C_alpha"] - 0.2) < 1e-15 and d["gamma"] == 2'
 py l0_train 'len(d["active_terms"]) == d["iterations"] and d["active_terms"][0] == 250'
 py l0_train 'len(d["training_indices"]) == d["n_support"]'
-head -n 1 "$L0MODEL" | grep -qx 'zeronorm-model 1' && pass "l0 model magic" || fail "l0 model magic"
+head -n 1 "$L0MODEL" | grep -qx 'zeronorm-model 2' && pass "l0 model magic" || fail "l0 model magic"
 grep -Eq '^method l0-svm p=0 variant=exact C_xi=1 C_alpha=0\.2 ' "$L0MODEL" && pass "l0 method line" || fail "l0 method line"
 run l0_predict predict "$DATA/ripley/ripley_test.csv" --model "$L0MODEL" --json
 expect_rc l0_predict 0
@@ -402,7 +402,7 @@ echo old >"$O/real.model"
 ln -s "$O/real.model" "$O/link.model"
 run out_link train "$DATA/ripley/ripley_train.csv" --model "$O/link.model" --quiet
 expect_rc out_link 0
-[ -L "$O/link.model" ] && head -n 1 "$O/real.model" | grep -qx 'zeronorm-model 1' \
+[ -L "$O/link.model" ] && head -n 1 "$O/real.model" | grep -qx 'zeronorm-model 2' \
     && pass "symlinked model replaced through the link" || fail "symlinked model"
 run out_same train "$DATA/ripley/ripley_train.csv" --model "$O/real.model" --output "$O/link.model"
 expect_rc out_same 1
@@ -569,6 +569,52 @@ expect_rc l0_keep 0
 py l0_keep 'd["n_expansion_terms"] == 0 and d["n_support_points"] == 0 and d["status"] == "numerical_issue"'
 [ -e "$TMP/empty.model" ] && pass "l0_keep wrote the model" || fail "l0_keep wrote no model"
 py l0_train 'd["n_expansion_terms"] == d["n_support"] and d["n_support_points"] >= d["n_expansion_terms"]'
+
+# ---- model files: select --model, every kind through predict, version 1 still read ----------
+run select_model select "$DATA/sonar/sonar.csv" --method l2-arom --features 10,4 --ridge 1e-3 --standardize --model "$TMP/sel.model" --quiet
+expect_rc select_model 0
+[ "$(head -n 5 "$TMP/sel.model" | tr '\n' ' ')" = 'zeronorm-model 2 kind linear n_classes 2 n_inputs 60 n_features 10 ' ] \
+    && pass "select --model: linear rule on 10 of 60 columns" || fail "select --model header"
+run select_model_predict predict "$DATA/sonar/sonar.csv" --model "$TMP/sel.model" --json --quiet
+expect_rc select_model_predict 0
+py select_model_predict 'd["kind"] == "linear" and d["n_support"] is None and d["n_samples"] == 208 and d["error_rate"] < 0.3 and len(set(d["predictions"])) == 2'
+run select_model_width predict "$DATA/ionosphere/ionosphere.csv" --model "$TMP/sel.model"
+expect_rc select_model_width 2
+expect_grep select_model_width err 'model was trained on 60'
+# Three classes labelled 5, 7, 9, each marked on its own column: one-vs-rest and Weston-Watkins
+# final classifiers predict the training labels back.
+python3 - "$TMP/classes3.csv" <<'PYEOF'
+import random, sys
+random.seed(7)
+with open(sys.argv[1], "w") as f:
+    f.write("a,b,c,d,e,f,label\n")
+    for i in range(60):
+        k = i % 3
+        x = [random.gauss(0, 0.3) for _ in range(6)]
+        x[2 * k] += 3
+        f.write(",".join("%.6f" % v for v in x) + ",%d\n" % (5 + 2 * k))
+PYEOF
+for scheme in ovr ww; do
+    run "select3_$scheme" select "$TMP/classes3.csv" --features 3 --ridge 1e-3 --multiclass $scheme --model "$TMP/sel3_$scheme.model" --quiet
+    expect_rc "select3_$scheme" 0
+    run "predict3_$scheme" predict "$TMP/classes3.csv" --model "$TMP/sel3_$scheme.model" --json --quiet
+    expect_rc "predict3_$scheme" 0
+    py "predict3_$scheme" 'd["error_rate"] == 0 and set(d["predictions"]) == {5, 7, 9}'
+done
+# The forced hard margin on Table 1 data (above) leaves no final classifier: the selection is
+# still printed, then exit 3 and the existing model file is left as it was.
+echo kept >"$TMP/t1.model"
+run t1_hard_model select "$TMP/table1.csv" -f 2 --json -q --final-C inf --final-ridge 0 --model "$TMP/t1.model"
+expect_rc t1_hard_model 3
+expect_error_prefix t1_hard_model
+expect_grep t1_hard_model err 'error: --model: no model written, the selection stands: final classifier on the 2 selected features: data not separable'
+py t1_hard_model 'len(d["selected"]) == 2 and d["subsets"][0]["classifier_status"] == "numerical_issue"'
+[ "$(cat "$TMP/t1.model")" = kept ] && pass "t1_hard_model left the model file" \
+    || fail "t1_hard_model replaced the model file"
+# A file of version 1 (an rbf SVM on ripley_train.csv) predicts as it did.
+run predict_v1 predict "$DATA/ripley/ripley_test.csv" --model "$(dirname "$0")/../fixtures/ripley_rbf_v1.model" --json --quiet
+expect_rc predict_v1 0
+py predict_v1 'd["kind"] == "kernel-expansion" and d["n_errors"] == 116 and d["n_support"] == 87'
 
 echo "$failures failure(s)"
 [ "$failures" = 0 ]
