@@ -72,6 +72,21 @@ ModelFile model_file(const FeatureSubset& subset, Index n_inputs) {
     return file;
 }
 
+ModelFile model_file(const SparseSvmResult& result, const SparseSvmOptions& options) {
+    ModelFile file;
+    file.kind = ModelKind::SparseExpansion;
+    file.model = result.model.to_svm_model();
+    file.method.name = "l0-svm";
+    file.method.parameters = {{"p", model_number(options.p)},
+                              {"variant", to_string(options.variant)},
+                              {"C_xi", model_number(options.C_xi)},
+                              {"C_alpha", model_number(options.C_alpha)},
+                              {"epsilon", model_number(options.epsilon)},
+                              {"iterations", std::to_string(result.iterations)},
+                              {"status", to_string(result.status)}};
+    return file;
+}
+
 ModelFile model_file(const PolynomialAromResult& result) {
     ModelFile file;
     file.kind = ModelKind::Polynomial;

@@ -3,7 +3,7 @@
 
 #include "method_registry.hpp"
 #include "zeronorm/error.hpp"
-#include "zeronorm/model_io.hpp"
+#include "zeronorm/model_builders.hpp"
 #include "zeronorm/sparse_svm.hpp"
 
 namespace zeronorm {
@@ -71,13 +71,7 @@ public:
         TrainedClassifier out;
         out.model = r.model.to_svm_model();
         out.method = info().name;
-        out.model_parameters = {{"p", model_number(options.p)},
-                                {"variant", to_string(options.variant)},
-                                {"C_xi", model_number(options.C_xi)},
-                                {"C_alpha", model_number(options.C_alpha)},
-                                {"epsilon", model_number(options.epsilon)},
-                                {"iterations", std::to_string(r.iterations)},
-                                {"status", to_string(r.status)}};
+        out.model_parameters = model_file(r, options).method.parameters;
         out.status = r.status;
         out.message = r.message;
         out.iterations = r.iterations;

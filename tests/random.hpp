@@ -40,6 +40,22 @@ inline Dataset random_two_class(Index n, Index d, std::mt19937_64& rng, double s
     return data;
 }
 
+// P problems drawn by random_two_class side by side: X (n x d P, problem p in columns
+// p d .. p d + d - 1) and their labels Y (n x P), the layout of the batched primitives.
+struct TwoClassBatch {
+    Matrix X, Y;
+};
+inline TwoClassBatch random_two_class_batch(Index n, Index d, Index P, std::mt19937_64& rng,
+                                            double shift) {
+    TwoClassBatch batch{Matrix(n, d * P), Matrix(n, P)};
+    for (Index p = 0; p < P; ++p) {
+        const Dataset data = random_two_class(n, d, rng, shift);
+        batch.X.middleCols(p * d, d) = data.X;
+        batch.Y.col(p) = data.y;
+    }
+    return batch;
+}
+
 // Three classes (labels 0, 1, 2 in turn) among n points in d dimensions of N(0, 0.3^2) noise,
 // class k marked by +3 on feature stride k + offset; drawn from a generator seeded with `seed`.
 inline Dataset marked_classes(Index n, Index d, Index stride, Index offset, std::uint64_t seed) {

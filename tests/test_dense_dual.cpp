@@ -182,12 +182,7 @@ TEST_P(DenseDual, BatchEqualsOneProblemAtATime) {
     ZN_SEED_TRACE();
     std::mt19937_64 rng(testing::test_seed() + 2);
     const Index P = 6, n = 50, d = 300;
-    Matrix X(n, d * P), Y(n, P);
-    for (Index p = 0; p < P; ++p) {
-        const Dataset data = testing::random_two_class(n, d, rng, 0.3);
-        X.middleCols(p * d, d) = data.X;
-        Y.col(p) = data.y;
-    }
+    const auto [X, Y] = testing::random_two_class_batch(n, d, P, rng, 0.3);
     const DeviceMatrix dX = backend->upload(X);
     const DeviceMatrix K = backend->scaled_gram_batch(dX, dX, backend->upload(Matrix::Ones(d, P)));
     const Matrix K_host = backend->download(K);

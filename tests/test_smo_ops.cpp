@@ -211,12 +211,7 @@ TEST_P(SmoOpsGeneral, NewtonFinishOfSingularSystemsIsTheHostRule) {
     ZN_SEED_TRACE();
     std::mt19937_64 rng(testing::test_seed() + 15);
     const Index n = 40, d = 3, P = 6;
-    Matrix X(n, d * P), Y(n, P);
-    for (Index q = 0; q < P; ++q) {
-        const Dataset data = testing::random_two_class(n, d, rng, 0.5);
-        X.middleCols(q * d, d) = data.X;
-        Y.col(q) = data.y;
-    }
+    const auto [X, Y] = testing::random_two_class_batch(n, d, P, rng, 0.5);
     const DeviceMatrix dX = backend->upload(X);
     const DeviceMatrix K = backend->scaled_gram_batch(dX, dX, backend->upload(Matrix::Ones(d, P)));
     const Matrix K_host = backend->download(K);

@@ -9,6 +9,7 @@
 #include "zeronorm/model_io.hpp"
 #include "zeronorm/polynomial_arom.hpp"
 #include "zeronorm/selection.hpp"
+#include "zeronorm/sparse_svm.hpp"
 #include "zeronorm/svm.hpp"
 #include "zeronorm/ww_svm.hpp"
 
@@ -30,5 +31,8 @@ ModelFile model_file(const FeatureSubset& subset, Index n_inputs);
 // Polynomial AROM's rule: monomial m of its map, weight(m) * prod x, with coefficient z_m w_m
 // (kind polynomial; pruned monomials left out).
 ModelFile model_file(const PolynomialAromResult& result);
+// The L0/Lp-norm SVM's sparse expansion (kind sparse-expansion), with its method line: the
+// options it was trained with and how training ended.
+ModelFile model_file(const SparseSvmResult& result, const SparseSvmOptions& options);
 
 }  // namespace zeronorm

@@ -11,6 +11,7 @@
 
 #include "cli.hpp"
 #include "zeronorm/methods.hpp"
+#include "zeronorm/model_builders.hpp"
 #include "zeronorm/model_io.hpp"
 #include "zeronorm/sparse_svm.hpp"
 
@@ -233,16 +234,10 @@ private:
         if (result.status != Status::Success)
             warning(std::string("the sparse SVM stopped with status ") + to_string(result.status) +
                     (result.message.empty() ? "" : ": " + result.message));
-        file.kind = ModelKind::SparseExpansion;
-        file.model = result.model.to_svm_model();
-        file.method.name = "l0-svm";
-        file.method.parameters = {{"p", model_number(options.p)},
-                                  {"variant", to_string(options.variant)},
-                                  {"C_xi", model_number(options.C_xi)},
-                                  {"C_alpha", model_number(options.C_alpha)},
-                                  {"epsilon", model_number(options.epsilon)},
-                                  {"iterations", std::to_string(result.iterations)},
-                                  {"status", to_string(result.status)}};
+        ModelFile built = model_file(result, options);
+        file.kind = built.kind;
+        file.model = std::move(built.model);
+        file.method = std::move(built.method);
 
         const double objective = result.trace.empty() ? 0.0 : result.trace.back().objective;
         std::int64_t smo_iterations = 0;
