@@ -5,8 +5,8 @@
 
 #include <random>
 
-#include "zeronorm/backend.hpp"
-#include "zeronorm/ops/smo_ops.hpp"
+#include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/ops/smo_ops.hpp"
 
 using namespace zeronorm;
 

@@ -24,12 +24,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include "decomposition_smo.hpp"
-#include "zeronorm/backend.hpp"
-#include "zeronorm/io.hpp"
-#include "zeronorm/linear_svm.hpp"
-#include "zeronorm/preprocess.hpp"
-#include "zeronorm/svm.hpp"
+#include "solvers/decomposition_smo.hpp"
+#include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/preprocess.hpp"
+#include "zeronorm/io/io.hpp"
+#include "zeronorm/solvers/linear_svm.hpp"
+#include "zeronorm/solvers/svm.hpp"
 
 using namespace zeronorm;
 

@@ -33,10 +33,10 @@
 #include <CLI/CLI.hpp>
 
 #include "bench_util.hpp"
-#include "zeronorm/backend.hpp"
-#include "zeronorm/error.hpp"
-#include "zeronorm/polynomial_arom.hpp"
-#include "zeronorm/svm.hpp"
+#include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/methods/polynomial_arom.hpp"
+#include "zeronorm/solvers/svm.hpp"
 
 namespace zn = zeronorm;
 

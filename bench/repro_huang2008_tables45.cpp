@@ -48,13 +48,13 @@
 #include <CLI/CLI.hpp>
 
 #include "bench_util.hpp"
-#include "zeronorm/backend.hpp"
-#include "zeronorm/cross_validation.hpp"
-#include "zeronorm/error.hpp"
-#include "zeronorm/io.hpp"
-#include "zeronorm/preprocess.hpp"
-#include "zeronorm/sparse_svm.hpp"
-#include "zeronorm/svm.hpp"
+#include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/core/preprocess.hpp"
+#include "zeronorm/evaluation/cross_validation.hpp"
+#include "zeronorm/io/io.hpp"
+#include "zeronorm/methods/sparse_svm.hpp"
+#include "zeronorm/solvers/svm.hpp"
 
 #ifndef ZERONORM_DATA_DIR
 #define ZERONORM_DATA_DIR "data"

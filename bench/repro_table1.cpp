@@ -39,13 +39,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "weston2003_linear_problem.hpp"
 #include "bench_util.hpp"
-#include "zeronorm/backend.hpp"
-#include "zeronorm/error.hpp"
-#include "zeronorm/preprocess.hpp"
-#include "zeronorm/selection.hpp"
-#include "zeronorm/svm.hpp"
+#include "support/weston2003_linear_problem.hpp"
+#include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/core/preprocess.hpp"
+#include "zeronorm/methods/selection.hpp"
+#include "zeronorm/solvers/svm.hpp"
 
 namespace zn = zeronorm;
 

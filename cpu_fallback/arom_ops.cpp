@@ -1,8 +1,8 @@
 // The CPU backend's AROM operations: the one-problem update (arom_update) column by column.
-#include "arom.hpp"
-#include "batch_shapes.hpp"
+#include "core/batch_shapes.hpp"
 #include "cpu_backend.hpp"
-#include "zeronorm/ops/arom_ops.hpp"
+#include "methods/arom/arom.hpp"
+#include "zeronorm/core/ops/arom_ops.hpp"
 
 namespace zeronorm::cpu {
 namespace {

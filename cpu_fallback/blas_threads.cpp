@@ -1,7 +1,7 @@
 #include "blas_threads.hpp"
 
-#include "zeronorm/backend.hpp"
-#include "zeronorm/error.hpp"
+#include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/error.hpp"
 
 #include <mutex>
 

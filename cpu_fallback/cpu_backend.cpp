@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <thread>
 
-#include "batch_shapes.hpp"
-#include "op_shapes.hpp"
-#include "zeronorm/error.hpp"
-#include "zeronorm/ops/arom_ops.hpp"
-#include "zeronorm/ops/smo_ops.hpp"
-#include "zeronorm/preprocess.hpp"
+#include "core/batch_shapes.hpp"
+#include "core/op_shapes.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/core/ops/arom_ops.hpp"
+#include "zeronorm/core/ops/smo_ops.hpp"
+#include "zeronorm/core/preprocess.hpp"
 
 namespace zeronorm {
 namespace cpu {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "blas_threads.hpp"
-#include "zeronorm/backend.hpp"
+#include "zeronorm/core/backend.hpp"
 
 namespace zeronorm::cpu {
 

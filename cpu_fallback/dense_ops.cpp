@@ -2,10 +2,10 @@
 // Cholesky and triangular solves, through Eigen (BLAS/LAPACK with EIGEN_USE_BLAS).
 #include <algorithm>
 
-#include "batch_shapes.hpp"
+#include "core/batch_shapes.hpp"
+#include "core/op_shapes.hpp"
 #include "cpu_backend.hpp"
-#include "op_shapes.hpp"
-#include "zeronorm/error.hpp"
+#include "zeronorm/core/error.hpp"
 
 namespace zeronorm::cpu {
 

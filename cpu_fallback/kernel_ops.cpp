@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "batch_shapes.hpp"
+#include "core/batch_shapes.hpp"
+#include "core/op_shapes.hpp"
 #include "cpu_backend.hpp"
-#include "op_shapes.hpp"
-#include "zeronorm/error.hpp"
+#include "zeronorm/core/error.hpp"
 
 namespace zeronorm::cpu {
 namespace {

@@ -5,15 +5,15 @@
 #include <list>
 #include <unordered_map>
 
-#include "batch_shapes.hpp"
+#include "core/batch_shapes.hpp"
+#include "core/op_shapes.hpp"
 #include "cpu_backend.hpp"
-#include "dense_dual.hpp"
-#include "op_shapes.hpp"
-#include "smo_common.hpp"
 #include "smo_solver.hpp"
-#include "sparse_rows.hpp"
-#include "zeronorm/error.hpp"
-#include "zeronorm/ops/smo_ops.hpp"
+#include "solvers/dense_dual.hpp"
+#include "solvers/smo_common.hpp"
+#include "solvers/sparse_rows.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/core/ops/smo_ops.hpp"
 
 namespace zeronorm::cpu {
 namespace {

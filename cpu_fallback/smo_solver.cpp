@@ -5,8 +5,8 @@
 #include <limits>
 #include <vector>
 
-#include "smo_common.hpp"
-#include "zeronorm/error.hpp"
+#include "solvers/smo_common.hpp"
+#include "zeronorm/core/error.hpp"
 
 namespace zeronorm::cpu {
 namespace {

@@ -1,10 +1,10 @@
-// CPU SMO for the kernel SVM dual with bias (problem in zeronorm/smo.hpp), after LIBSVM's
+// CPU SMO for the kernel SVM dual with bias (problem in zeronorm/solvers/smo.hpp), after LIBSVM's
 // Solver (Chang & Lin) with the second-order working-set selection of Fan, Chen & Lin (2005).
 // The solver sees the kernel only through KernelColumns, so precomputed and cached on-demand
 // kernels share it.
 #pragma once
 
-#include "zeronorm/ops/smo_ops.hpp"
+#include "zeronorm/core/ops/smo_ops.hpp"
 
 namespace zeronorm::cpu {
 

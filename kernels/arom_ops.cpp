@@ -1,9 +1,9 @@
 // The CUDA backend's AROM operations (scale_update.cu).
 #include <vector>
 
-#include "batch_shapes.hpp"
+#include "core/batch_shapes.hpp"
 #include "cuda_context.hpp"
-#include "zeronorm/ops/arom_ops.hpp"
+#include "zeronorm/core/ops/arom_ops.hpp"
 
 namespace zeronorm::cuda_detail {
 namespace {

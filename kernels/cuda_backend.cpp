@@ -1,16 +1,16 @@
 // The CUDA backend's context (cuda_context.hpp): set-up and release of the stream and handles,
 // device memory, and the module's entry point. Built, with the kernels, into the module
-// libzeronorm_cuda.so that the core loads on first use (src/cuda_module.hpp).
+// libzeronorm_cuda.so that the core loads on first use (src/core/cuda_module.hpp).
 #include <algorithm>
 #include <climits>
 #include <iomanip>
 #include <sstream>
 
+#include "core/cuda_module.hpp"
+#include "core/op_shapes.hpp"
 #include "cuda_context.hpp"
-#include "cuda_module.hpp"
-#include "op_shapes.hpp"
-#include "zeronorm/ops/arom_ops.hpp"
-#include "zeronorm/ops/smo_ops.hpp"
+#include "zeronorm/core/ops/arom_ops.hpp"
+#include "zeronorm/core/ops/smo_ops.hpp"
 
 namespace zeronorm {
 namespace cuda_detail {
@@ -218,7 +218,7 @@ int device_count() {
 }  // namespace
 }  // namespace zeronorm
 
-// The module's one export (src/cuda_module.hpp); everything else in it is hidden.
+// The module's one export (src/core/cuda_module.hpp); everything else in it is hidden.
 extern "C" __attribute__((visibility("default"))) const zeronorm::cuda_module::Entry*
 zeronorm_cuda_module_entry() {
     static const zeronorm::cuda_module::Entry entry{zeronorm::cuda_module::abi_version,

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "zeronorm/error.hpp"
+#include "zeronorm/core/error.hpp"
 
 namespace zeronorm::cuda_detail {
 

@@ -25,8 +25,8 @@
 
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
-#include "zeronorm/backend.hpp"
-#include "zeronorm/error.hpp"
+#include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/error.hpp"
 
 namespace zeronorm::cuda_detail {
 

@@ -4,8 +4,8 @@
 #include <climits>
 #include <vector>
 
+#include "core/op_shapes.hpp"
 #include "cuda_context.hpp"
-#include "op_shapes.hpp"
 
 namespace zeronorm::cuda_detail {
 

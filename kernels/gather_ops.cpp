@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "batch_shapes.hpp"
+#include "core/batch_shapes.hpp"
+#include "core/op_shapes.hpp"
 #include "cuda_context.hpp"
-#include "op_shapes.hpp"
 
 namespace zeronorm::cuda_detail {
 

@@ -1,5 +1,5 @@
 // Kernel values from a dot product, shared by the device kernels in kernel_matrix.cu and by host
-// checks. Formulas as documented in include/zeronorm/kernel.hpp (LIBSVM's meaning of gamma,
+// checks. Formulas as documented in include/zeronorm/core/kernel.hpp (LIBSVM's meaning of gamma,
 // degree, coef0).
 #pragma once
 

@@ -6,13 +6,13 @@
 #include <climits>
 #include <vector>
 
-#include "batch_shapes.hpp"
+#include "core/batch_shapes.hpp"
+#include "core/op_shapes.hpp"
 #include "cuda_context.hpp"
-#include "decomposition_smo.hpp"
-#include "dense_dual.hpp"
-#include "op_shapes.hpp"
-#include "smo_common.hpp"
-#include "zeronorm/ops/smo_ops.hpp"
+#include "solvers/decomposition_smo.hpp"
+#include "solvers/dense_dual.hpp"
+#include "solvers/smo_common.hpp"
+#include "zeronorm/core/ops/smo_ops.hpp"
 
 namespace zeronorm::cuda_detail {
 namespace {

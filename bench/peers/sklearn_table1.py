@@ -3,7 +3,7 @@
 scikit-learn's SVC: the peer of `repro_table1 --methods l2-arom` for the speed comparison in
 bench/RESULTS.md.
 
-Same problem and protocol as bench/weston2003_linear_problem.hpp and bench/repro_table1.cpp, drawn
+Same problem and protocol as tests/support/weston2003_linear_problem.hpp and bench/repro_table1.cpp, drawn
 with numpy (same distribution, not the same random numbers): 100 features, y = +-1 with equal
 probability; with probability 0.7 x_i = y N(i, 1) for i = 1..3 and x_i = N(0, 1) for i = 4..6,
 otherwise x_i = N(0, 1) for i = 1..3 and x_i = y N(i - 3, 1) for i = 4..6; x_7..x_100 = N(0, 20)
@@ -12,7 +12,7 @@ mean and population sd (applied to the test set too). l2-AROM selecting 2 featur
 hyperparameters of repro_table1: C = inf (SVC needs a finite C: 1e10, never reached because the
 ridge bounds the dual) with ridge 1e-4 on the kernel diagonal, inner SVM tolerance 1e-8, prune at
 z <= 1e-8 max z, stop at z-change <= 1e-6 or once <= 2 features survive; "choose r features" as
-documented at FeatureSubset (include/zeronorm/selection.hpp). Final classifier: SVC on the 2
+documented at FeatureSubset (include/zeronorm/methods/selection.hpp). Final classifier: SVC on the 2
 selected standardised features, C = 1e10, ridge 1e-4, tolerance 1e-3; 500 test points.
 
 usage: sklearn_table1.py [--trials 100] [--sizes 10,20,30] [--test 500] [--n-jobs 1] [--seed 1]

@@ -15,13 +15,13 @@
 #include <utility>
 #include <vector>
 
-#include "zeronorm/backend.hpp"
-#include "zeronorm/dataset.hpp"
-#include "zeronorm/error.hpp"
-#include "zeronorm/file_output.hpp"
-#include "zeronorm/preprocess.hpp"
-#include "zeronorm/selection.hpp"
-#include "zeronorm/svm.hpp"
+#include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/dataset.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/core/preprocess.hpp"
+#include "zeronorm/io/file_output.hpp"
+#include "zeronorm/methods/selection.hpp"
+#include "zeronorm/solvers/svm.hpp"
 
 namespace zeronorm::cli {
 

@@ -13,10 +13,10 @@
 #include <sstream>
 
 #include "cli.hpp"
-#include "zeronorm/cross_validation.hpp"
-#include "zeronorm/evaluation.hpp"
-#include "zeronorm/methods.hpp"
-#include "zeronorm/model_selection.hpp"
+#include "zeronorm/evaluation/cross_validation.hpp"
+#include "zeronorm/evaluation/evaluation.hpp"
+#include "zeronorm/evaluation/model_selection.hpp"
+#include "zeronorm/methods/methods.hpp"
 
 namespace zeronorm::cli {
 namespace {

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "cli.hpp"
-#include "zeronorm/model_io.hpp"
+#include "zeronorm/io/model_io.hpp"
 
 namespace zeronorm::cli {
 namespace {

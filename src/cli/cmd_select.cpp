@@ -7,10 +7,10 @@
 #include <sstream>
 
 #include "cli.hpp"
-#include "zeronorm/file_output.hpp"
-#include "zeronorm/methods.hpp"
-#include "zeronorm/model_builders.hpp"
-#include "zeronorm/selection.hpp"
+#include "zeronorm/io/file_output.hpp"
+#include "zeronorm/io/model_builders.hpp"
+#include "zeronorm/methods/methods.hpp"
+#include "zeronorm/methods/selection.hpp"
 
 namespace zeronorm::cli {
 namespace {

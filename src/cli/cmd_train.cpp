@@ -10,10 +10,10 @@
 #include <sstream>
 
 #include "cli.hpp"
-#include "zeronorm/methods.hpp"
-#include "zeronorm/model_builders.hpp"
-#include "zeronorm/model_io.hpp"
-#include "zeronorm/sparse_svm.hpp"
+#include "zeronorm/io/model_builders.hpp"
+#include "zeronorm/io/model_io.hpp"
+#include "zeronorm/methods/methods.hpp"
+#include "zeronorm/methods/sparse_svm.hpp"
 
 namespace zeronorm::cli {
 namespace {

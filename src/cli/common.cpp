@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "cli.hpp"
-#include "zeronorm/io.hpp"
-#include "zeronorm/methods.hpp"
+#include "zeronorm/io/io.hpp"
+#include "zeronorm/methods/methods.hpp"
 
 namespace zeronorm::cli {
 

@@ -486,7 +486,7 @@ expect_rc gamma_zero_rbf 0
 py gamma_zero_rbf 'abs(d["gamma"] - 0.5) < 1e-15'
 # ---- final classifier failures, data too large for the kernel, badly scaled RFE ---------------
 # Weston et al. 2003's Table 1 problem (30 points, 100 features; the generator of
-# bench/weston2003_linear_problem.hpp with Python's random): the two selected features do not
+# tests/support/weston2003_linear_problem.hpp with Python's random): the two selected features do not
 # separate the classes, so a forced hard margin cannot train the final classifier.
 python3 - "$TMP/table1.csv" <<'PYEOF'
 import random, sys

@@ -1,8 +1,6 @@
 // Links against an installed zeronorm, trains a tiny SVM and reaches the installed CUDA module
 // when the package has one.
-#include <zeronorm/backend.hpp>
-#include <zeronorm/error.hpp>
-#include <zeronorm/svm.hpp>
+#include <zeronorm/zeronorm.hpp>
 
 #include <iostream>
 #include <string>

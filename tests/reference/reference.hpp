@@ -9,9 +9,9 @@
 #include <optional>
 #include <vector>
 
-#include "zeronorm/backend.hpp"
-#include "zeronorm/ops/arom_ops.hpp"
-#include "zeronorm/kernel.hpp"
+#include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/kernel.hpp"
+#include "zeronorm/core/ops/arom_ops.hpp"
 
 namespace zeronorm::reference {
 

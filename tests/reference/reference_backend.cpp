@@ -1,12 +1,12 @@
 #include "reference/reference_backend.hpp"
 
-#include "batch_shapes.hpp"
-#include "op_shapes.hpp"
-#include "zeronorm/ops/arom_ops.hpp"
-#include "zeronorm/ops/smo_ops.hpp"
-#include "dense_dual.hpp"
+#include "core/batch_shapes.hpp"
+#include "core/op_shapes.hpp"
 #include "reference/reference.hpp"
-#include "zeronorm/error.hpp"
+#include "solvers/dense_dual.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/core/ops/arom_ops.hpp"
+#include "zeronorm/core/ops/smo_ops.hpp"
 
 namespace zeronorm::reference {
 namespace {

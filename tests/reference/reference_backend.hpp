@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "zeronorm/backend.hpp"
+#include "zeronorm/core/backend.hpp"
 
 namespace zeronorm::reference {
 

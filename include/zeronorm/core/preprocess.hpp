@@ -1,0 +1,24 @@
+// Explicit, train-fitted preprocessing steps: fit on training rows, apply to any rows.
+#pragma once
+
+#include "zeronorm/core/dataset.hpp"
+
+namespace zeronorm {
+
+// Per-feature standardisation to zero mean and unit variance (population sd). A constant
+// feature keeps scale 1, so it maps to 0 rather than NaN.
+struct Standardizer {
+    Vector mean;
+    Vector scale;
+
+    static Standardizer fit(const Matrix& X);
+    Matrix transform(const Matrix& X) const;  // DimensionMismatch on a wrong column count
+};
+
+// Per-sample standardisation (each row to zero mean, unit variance), as used on microarrays.
+Matrix standardize_rows(const Matrix& X);
+
+// Elementwise log10; InvalidArgument naming row and column of the first non-positive entry.
+Matrix log10_transform(const Matrix& X);
+
+}  // namespace zeronorm

@@ -1,0 +1,51 @@
+// Readers for labelled data: CSV (header line, label column by name or last; RFC 4180 quoted
+// fields, without line breaks inside quotes) and LIBSVM format (label idx:value ..., 1-based
+// ascending indices, densified). Lines end in LF, CRLF or a lone CR. Strict: every malformed
+// input is a DataFormatError with file:line:column and what was expected. Numbers use the C
+// locale. Input is read line by line; a line above max_line_bytes, an input above max_bytes
+// or a NUL byte (binary data, UTF-16) stops the reading with a DataFormatError.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+#include "zeronorm/core/dataset.hpp"
+
+namespace zeronorm {
+
+struct ReadOptions {
+    std::string label_column;   // CSV: name of the label column; empty = the last column
+    bool has_header = true;     // CSV: first line holds column names
+    // LIBSVM: number of features (0 = the largest index seen); rows are padded with zeros up to
+    // it, as LIBSVM files omit zeros (a prediction file may lack the last features entirely).
+    Index n_features = 0;
+    int min_classes = 2;        // fewer distinct labels is an error (1 for prediction files)
+    Index max_features = 10'000'000;  // LIBSVM: larger indices are rejected as absurd
+    // LIBSVM without n_features: the dense n x d matrix may hold at most
+    // max(dense_entries_always_allowed, max_dense_per_nonzero * non-zeros) entries; beyond that
+    // the largest index is reported as a likely typo. 0: no limit.
+    double max_dense_per_nonzero = 64;
+    // Every feature value must be > 0, as log10 preprocessing needs; in LIBSVM files every
+    // feature must then be present (an omitted one is zero).
+    bool positive_features = false;
+    std::size_t max_line_bytes = std::size_t{64} << 20;  // 64 MiB: ~3 million CSV values a row
+    std::uint64_t max_bytes = std::uint64_t{16} << 30;    // 16 GiB of text in all
+};
+
+// n x d entries (128 MiB of doubles) that LIBSVM data may always take, however sparse.
+constexpr Index dense_entries_always_allowed = Index{1} << 24;
+
+// Labels: +-1 kept; with exactly two other values the smaller maps to -1 and the larger to +1;
+// with K > 2 values, 0..K-1 are kept and other sets map in sorted order to 0..K-1. The mapping
+// is recorded in Dataset::label_mapping when labels were changed.
+Dataset read_csv(const std::string& path, const ReadOptions& options = {});
+Dataset read_libsvm(const std::string& path, const ReadOptions& options = {});
+// CSV when the name ends in .csv, LIBSVM format otherwise.
+Dataset read_dataset(const std::string& path, const ReadOptions& options = {});
+
+// The same parsers over a stream; `name` is used in error messages.
+Dataset parse_csv(std::istream& in, const std::string& name, const ReadOptions& options = {});
+Dataset parse_libsvm(std::istream& in, const std::string& name, const ReadOptions& options = {});
+
+}  // namespace zeronorm

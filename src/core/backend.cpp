@@ -1,0 +1,20 @@
+#include "zeronorm/core/backend.hpp"
+
+#include "zeronorm/core/error.hpp"
+
+namespace zeronorm {
+
+BackendKind parse_backend_kind(const std::string& name) {
+    if (name == "cpu") return BackendKind::Cpu;
+    if (name == "cuda" || name == "gpu") return BackendKind::Cuda;
+    throw InvalidArgument("unknown backend '" + name + "' (expected cpu or cuda)");
+}
+
+std::string to_string(BackendKind kind) { return kind == BackendKind::Cpu ? "cpu" : "cuda"; }
+
+std::unique_ptr<Backend> make_backend(BackendKind kind, int device) {
+    if (kind == BackendKind::Cpu) return make_cpu_backend();
+    return make_cuda_backend(device);
+}
+
+}  // namespace zeronorm

@@ -1,0 +1,68 @@
+// Operand checks of the batched backend primitives (Backend::scaled_gram_batch, gemm_batch,
+// solve_smo_batch), shared by the CPU and CUDA backends so both reject the same inputs with the
+// same messages.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "zeronorm/core/ops/smo_ops.hpp"
+
+namespace zeronorm::detail {
+
+// A (m x d P), B (l x d P), Z (d x P): returns d. Throws DimensionMismatch naming the shapes.
+Index check_scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B, const DeviceMatrix& Z);
+
+// Block shapes of one gemm_batch call: op(A_p) is m x k, op(B_p) k x n, C_p m x n.
+struct GemmBatchShape {
+    Index m = 0, n = 0, k = 0;
+    Index a_block = 0, b_block = 0;  // columns per block of A and B
+};
+GemmBatchShape check_gemm_batch(Index batch, bool trans_a, bool trans_b, const DeviceMatrix& A,
+                                const DeviceMatrix& B, const DeviceMatrix& C);
+
+// Equal, non-empty row lists within 0..rows-1 for every split (as many test lists as training
+// lists); returns (n, m).
+std::pair<Index, Index> check_split_batch(Index rows, const std::vector<IndexVector>& train_rows,
+                                          const std::vector<IndexVector>& test_rows);
+
+// A (m x d batch) and B (l x d batch): returns d.
+Index check_kernel_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B);
+
+// gather_blocks' operands: returns (r, c), the rows and columns of every output block.
+std::pair<Index, Index> check_gather_blocks(const DeviceMatrix& K, Index block_width,
+                                            const IndexVector& source,
+                                            const std::vector<IndexVector>& rows,
+                                            const std::vector<IndexVector>& cols);
+
+// solve_smo_working_set's operands: K q x q, y (+-1), beta (within [0, C]) and gradient
+// (finite) of q entries each.
+void check_smo_working_set(const DeviceMatrix& K, const Vector& y, const Vector& beta,
+                           const Vector& gradient, const SmoOptions& options);
+
+// assign_columns' operands.
+void check_assign_columns(const DeviceMatrix& X, const IndexVector& cols,
+                          const DeviceMatrix& source);
+
+// multiplicative_update_batch's operands: Z, W, normalized and next of one shape, the outputs
+// distinct from the inputs, update with one flag per column, prune_tolerance in [0, 1).
+void check_multiplicative_update_batch(const DeviceMatrix& Z, const DeviceMatrix& W,
+                                       const std::vector<char>& update, double prune_tolerance,
+                                       const DeviceMatrix& normalized, const DeviceMatrix& next);
+
+// newton_finish_batch's operands: K (n x n P), Y (+-1 in the open problems) and beta (n x P,
+// finite, within [0, C]), open with P flags, the terms as check_smo_terms; C finite and > 0,
+// ridge >= 0.
+void check_newton_finish_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix& beta,
+                               const SmoOptions& options, const std::vector<char>& open,
+                               const SmoBatchTerms& terms);
+
+// K (n x n P) against Y (n x P), warm_start (n x P), active (P or empty) and the terms as
+// check_smo_terms.
+void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,
+                     const std::vector<char>& active, const SmoBatchTerms& terms);
+
+// A batch's terms: p empty or n x P and finite, delta empty or P finite entries.
+void check_smo_terms(const char* where, Index n, Index P, const SmoBatchTerms& terms);
+
+}  // namespace zeronorm::detail

@@ -1,0 +1,125 @@
+#include "zeronorm/core/kernel.hpp"
+
+#include <cfloat>
+#include <cmath>
+#include <sstream>
+
+#include "zeronorm/core/error.hpp"
+
+namespace zeronorm {
+
+void KernelSpec::validate(Index n_features) const {
+    const bool uses_gamma = type == KernelType::Polynomial || type == KernelType::Rbf ||
+                            type == KernelType::WeightedRbf || type == KernelType::Chi2;
+    if (uses_gamma) {
+        ZN_EXPECTS(std::isfinite(gamma) && gamma > 0,
+                   "kernel.gamma must be positive and finite, got " << gamma);
+    }
+    if (type == KernelType::Polynomial || type == KernelType::SumOfPowers) {
+        ZN_EXPECTS(degree >= 1 && degree <= 64, "kernel.degree must be in 1..64, got " << degree);
+    }
+    ZN_EXPECTS(std::isfinite(coef0), "kernel.coef0 must be finite, got " << coef0);
+    if (type == KernelType::WeightedRbf) {
+        ZN_EXPECTS_DIM(theta.size() == n_features, "kernel.theta has " << theta.size()
+                                                       << " entries but the data has "
+                                                       << n_features << " features");
+        ZN_EXPECTS(theta.allFinite() && (theta.array() >= 0).all(),
+                   "kernel.theta entries must be finite and non-negative");
+    }
+}
+
+KernelType parse_kernel_type(const std::string& name) {
+    if (name == "linear") return KernelType::Linear;
+    if (name == "poly" || name == "polynomial") return KernelType::Polynomial;
+    if (name == "sum-of-powers") return KernelType::SumOfPowers;
+    if (name == "rbf" || name == "gaussian") return KernelType::Rbf;
+    if (name == "weighted-rbf") return KernelType::WeightedRbf;
+    if (name == "chi2") return KernelType::Chi2;
+    throw InvalidArgument("unknown kernel '" + name +
+                          "' (expected linear, poly, sum-of-powers, rbf, weighted-rbf or chi2)");
+}
+
+std::string to_string(KernelType type) {
+    switch (type) {
+        case KernelType::Linear: return "linear";
+        case KernelType::Polynomial: return "poly";
+        case KernelType::SumOfPowers: return "sum-of-powers";
+        case KernelType::Rbf: return "rbf";
+        case KernelType::WeightedRbf: return "weighted-rbf";
+        case KernelType::Chi2: return "chi2";
+    }
+    return "unknown";
+}
+
+double kernel_value(const KernelSpec& spec, const double* a, Index a_stride, const double* b,
+                    Index b_stride, Index d) {
+    double acc = 0.0;
+    switch (spec.type) {
+        case KernelType::Linear:
+        case KernelType::Polynomial:
+        case KernelType::SumOfPowers: {
+            for (Index k = 0; k < d; ++k) acc += a[k * a_stride] * b[k * b_stride];
+            if (spec.type == KernelType::Linear) return acc;
+            if (spec.type == KernelType::Polynomial)
+                return std::pow(spec.gamma * acc + spec.coef0, spec.degree);
+            double power = 1.0, sum = 0.0;
+            for (int t = 1; t <= spec.degree; ++t) {
+                power *= acc;
+                sum += power;
+            }
+            return sum;
+        }
+        case KernelType::Rbf:
+        case KernelType::WeightedRbf: {
+            for (Index k = 0; k < d; ++k) {
+                const double diff = a[k * a_stride] - b[k * b_stride];
+                const double weight = spec.type == KernelType::WeightedRbf ? spec.theta[k] : 1.0;
+                acc += weight * diff * diff;
+            }
+            return std::exp(-spec.gamma * acc);
+        }
+        case KernelType::Chi2: {
+            for (Index k = 0; k < d; ++k) {
+                const double sum = a[k * a_stride] + b[k * b_stride];
+                if (sum == 0.0) continue;
+                const double diff = a[k * a_stride] - b[k * b_stride];
+                acc += diff * diff / sum;
+            }
+            return std::exp(-spec.gamma * acc);
+        }
+    }
+    return 0.0;
+}
+
+void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::string& where) {
+    const bool inner_product = spec.type == KernelType::Linear ||
+                               spec.type == KernelType::Polynomial ||
+                               spec.type == KernelType::SumOfPowers;
+    if (!inner_product || X.size() == 0 || !X.allFinite()) return;
+    Index row = 0, col = 0;
+    const double largest = X.cwiseAbs().maxCoeff(&row, &col);
+    if (largest == 0.0) return;
+    // |k(x, x')| <= k-bound of the largest |x|^2 (Cauchy-Schwarz), in long double so that the
+    // bound itself does not overflow; |x|^2 from X / largest, which cannot.
+    using Wide = long double;
+    const Wide norm2 =
+        Wide(largest) * largest * (X / largest).rowwise().squaredNorm().maxCoeff();
+    Wide bound = norm2;
+    if (spec.type == KernelType::Polynomial) {
+        bound = std::pow(Wide(spec.gamma) * norm2 + std::fabs(spec.coef0), spec.degree);
+    } else if (spec.type == KernelType::SumOfPowers) {
+        bound = 0;
+        for (int t = 1; t <= spec.degree; ++t) bound += std::pow(norm2, t);
+    }
+    // The solver adds up to n kernel values, each times dual variables that may exceed 1.
+    const Wide limit = Wide(DBL_MAX) / (16.0L * Wide(X.rows() + 1));
+    if (bound <= limit) return;
+    std::ostringstream os;
+    os << where << ": the data's values are too large for the " << to_string(spec.type)
+       << " kernel: the largest |x| is " << largest << " (row " << row << ", column " << col
+       << ", 0-based), so kernel values reach about " << bound << ", beyond what double precision can sum; standardise the data (--standardize) or "
+          "rescale it";
+    throw NumericalError(os.str());
+}
+
+}  // namespace zeronorm

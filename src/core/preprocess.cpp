@@ -1,0 +1,87 @@
+#include "zeronorm/core/preprocess.hpp"
+
+#include <cmath>
+
+#include "zeronorm/core/error.hpp"
+
+namespace zeronorm {
+namespace {
+
+// Mean and population standard deviation of v (two-pass for accuracy). A constant vector gets
+// scale 1: testing max == min, not sd == 0, because summation rounding leaves a tiny sd > 0
+// for e.g. n copies of 0.1, and dividing by it would blow rounding noise up to O(1).
+// The sums run on v / 2^e with 2^e near max|v|, so finite data up to the largest double neither
+// overflow (a sum of values near 1e300, a square of 1e155) nor lose digits; dividing by a power
+// of two is exact, so ordinary data get the same bits as without it.
+template <class V>
+void mean_and_scale(const V& v, double& mean, double& scale) {
+    const auto n = static_cast<double>(v.size());
+    if (v.maxCoeff() == v.minCoeff()) {
+        mean = v(0);
+        scale = 1.0;
+        return;
+    }
+    const int exponent = std::ilogb(v.cwiseAbs().maxCoeff());
+    const auto u = (v.array() * std::ldexp(1.0, -exponent)).eval();
+    const double u_mean = u.sum() / n;
+    const double u_sd = std::sqrt((u - u_mean).square().sum() / n);
+    mean = std::ldexp(u_mean, exponent);
+    scale = std::ldexp(u_sd, exponent);
+    if (!(scale > 0) || !std::isfinite(scale)) scale = 1.0;
+}
+
+void expect_finite(const Matrix& X, const char* who) {
+    if (X.allFinite()) return;
+    for (Index i = 0; i < X.rows(); ++i)
+        for (Index j = 0; j < X.cols(); ++j)
+            ZN_EXPECTS(std::isfinite(X(i, j)), who << ": non-finite value " << X(i, j)
+                                                   << " at row " << i << ", column " << j
+                                                   << " (0-based)");
+}
+
+}  // namespace
+
+Standardizer Standardizer::fit(const Matrix& X) {
+    ZN_EXPECTS(X.rows() >= 1, "Standardizer::fit needs at least one row, got 0");
+    expect_finite(X, "Standardizer::fit");
+    Standardizer s;
+    s.mean.resize(X.cols());
+    s.scale.resize(X.cols());
+    for (Index j = 0; j < X.cols(); ++j) mean_and_scale(X.col(j), s.mean[j], s.scale[j]);
+    return s;
+}
+
+Matrix Standardizer::transform(const Matrix& X) const {
+    ZN_EXPECTS_DIM(mean.size() == scale.size(),
+                   "Standardizer: mean has " << mean.size() << " entries but scale has "
+                                             << scale.size() << " (was it fitted?)");
+    ZN_EXPECTS_DIM(X.cols() == mean.size(), "Standardizer::transform: X has "
+                                                << X.cols() << " columns but the standardizer "
+                                                << "was fitted on " << mean.size());
+    return ((X.rowwise() - mean.transpose()).array().rowwise() / scale.transpose().array())
+        .matrix();
+}
+
+Matrix standardize_rows(const Matrix& X) {
+    ZN_EXPECTS(X.rows() == 0 || X.cols() >= 1, "standardize_rows needs at least one column");
+    Matrix out(X.rows(), X.cols());
+    for (Index i = 0; i < X.rows(); ++i) {
+        double mean = 0;
+        double scale = 1;
+        mean_and_scale(X.row(i), mean, scale);
+        out.row(i) = (X.row(i).array() - mean) / scale;
+    }
+    return out;
+}
+
+Matrix log10_transform(const Matrix& X) {
+    if (!(X.array() > 0).all())
+        for (Index i = 0; i < X.rows(); ++i)
+            for (Index j = 0; j < X.cols(); ++j)
+                ZN_EXPECTS(X(i, j) > 0, "log10_transform: entry at row "
+                                        << i << ", column " << j << " (0-based) is " << X(i, j)
+                                        << "; log10 needs positive values");
+    return X.array().log10().matrix();
+}
+
+}  // namespace zeronorm

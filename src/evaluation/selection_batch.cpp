@@ -1,0 +1,225 @@
+#include "evaluation/selection_batch.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+
+#include "evaluation/split_runner.hpp"
+#include "methods/arom/arom.hpp"
+#include "methods/machine_fits.hpp"
+#include "solvers/dense_dual.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/core/ops/arom_ops.hpp"
+#include "zeronorm/solvers/svm.hpp"
+
+namespace zeronorm::detail {
+
+namespace {
+
+SmoOptions dual_options(const SmoSettings& base, double C, double ridge) {
+    return SmoOptions(base, C, ridge);
+}
+
+// The scale columns that the counts reached at one update are read from (AromPath::
+// scales_needed), downloaded in one gather per source.
+class FetchedScales {
+public:
+    // sources[s]: the d x P scales of ScaleSource s.
+    FetchedScales(Backend& backend, const std::vector<AromPath>& paths,
+                  const std::vector<ScaleUpdate>& updates, const std::vector<char>& solved,
+                  const std::array<const DeviceMatrix*, 3>& sources) {
+        const std::size_t P = paths.size();
+        std::array<IndexVector, 3> wanted;  // splits wanted from each source, increasing
+        for (std::size_t p = 0; p < P; ++p) {
+            if (!paths[p].running()) continue;
+            for (const ScaleSource source : paths[p].scales_needed(updates[p], solved[p] != 0)) {
+                IndexVector& list = wanted[std::size_t(source)];
+                if (list.empty() || list.back() != Index(p)) list.push_back(Index(p));
+            }
+        }
+        for (std::size_t s = 0; s < 3; ++s) {
+            position_[s].assign(P, -1);
+            if (wanted[s].empty()) continue;
+            columns_[s] = backend.download(backend.select_columns(*sources[s], wanted[s]));
+            for (std::size_t k = 0; k < wanted[s].size(); ++k)
+                position_[s][std::size_t(wanted[s][k])] = Index(k);
+        }
+    }
+
+    // Split p's scales around the update (only the fetched ones may be read).
+    AromScales of(std::size_t p) const {
+        const auto column = [this, p](ScaleSource source) {
+            const auto s = std::size_t(source);
+            return [this, p, s] { return Vector(columns_[s].col(position_[s][p])); };
+        };
+        return {column(ScaleSource::Previous), column(ScaleSource::Normalized),
+                column(ScaleSource::Next)};
+    }
+
+private:
+    std::array<Matrix, 3> columns_;
+    std::array<std::vector<Index>, 3> position_;  // column of split p in columns_[s], or -1
+};
+
+// Every split's AROM path, advancing together. The scales live in the backend's memory (d x P,
+// column p = split p's z over all d features, 0 = pruned) and are updated there; the host sees
+// each split's survivors and largest change, and downloads the columns a feature count reached
+// is read from.
+std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
+                               const SelectionEvaluationOptions& options,
+                               const IndexVector& counts_desc, BatchPhaseSeconds& phases) {
+    const SelectionOptions& sel = options.selection;
+    const Index P = c.y_train.cols();
+    const Index n = c.y_train.rows();
+    const Index d = c.blocks.train.cols() / P;
+    const DeviceMatrix& X_train = c.blocks.train;
+    PhaseClock clock;
+    std::vector<AromPath> paths;
+    paths.reserve(std::size_t(P));
+    for (Index p = 0; p < P; ++p) paths.emplace_back(d, sel, counts_desc);
+    const SmoOptions inner = dual_options(sel.smo, sel.C, sel.ridge);
+    Matrix beta = Matrix::Zero(n, P);  // warm starts
+    DeviceMatrix Z = backend.upload(Matrix::Ones(d, P));
+    DeviceMatrix Z_next = backend.allocate(d, P);
+    DeviceMatrix normalized = backend.allocate(d, P);
+    std::int64_t iterations = 0;
+    for (;;) {
+        std::vector<char> active(std::size_t(P), 0);
+        for (Index p = 0; p < P; ++p) active[std::size_t(p)] = paths[std::size_t(p)].running();
+        if (std::none_of(active.begin(), active.end(), [](char a) { return a != 0; })) break;
+        const DeviceMatrix K =
+            backend.scaled_gram_batch(X_train, X_train, Z, options.gram_precision);
+        clock.lap(phases.gram);
+        const std::vector<SmoResult> duals =
+            solve_dense_dual_batch(backend, K, c.y_train, inner, &beta, active);
+        clock.lap(phases.smo);
+        std::vector<char> solved(std::size_t(P), 0);
+        for (Index p = 0; p < P; ++p) {
+            if (!active[std::size_t(p)] || duals[std::size_t(p)].status != Status::Success)
+                continue;
+            solved[std::size_t(p)] = 1;
+            beta.col(p) = duals[std::size_t(p)].beta;
+        }
+        // W_p = X_p' (beta_p .* y_p) for all splits in one product (the splits not solved are
+        // not updated), then the update on the backend.
+        const DeviceMatrix XtC =
+            dual_weights(backend, P, X_train, dual_coefficients(duals, c.y_train));
+        clock.lap(phases.weights);
+        const std::vector<ScaleUpdate> updates = backend.arom().multiplicative_update_batch(
+            Z, XtC, solved, sel.prune_tolerance, normalized, Z_next);
+        const FetchedScales fetched(backend, paths, updates, solved, {&Z_next, &Z, &normalized});
+        parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
+            if (!active[p]) return;
+            const double objective = solved[p] ? -duals[p].objective : 0.0;
+            paths[p].advance(updates[p], solved[p] != 0, objective, fetched.of(p));
+        });
+        std::swap(Z, Z_next);
+        ++iterations;
+        clock.lap(phases.paths);
+    }
+    phases.iterations = std::max(phases.iterations, iterations);
+    const Matrix final_scales = backend.download(Z);
+    std::vector<Ranking> rankings;
+    for (Index p = 0; p < P; ++p)
+        rankings.push_back(std::move(paths[std::size_t(p)]).finish(final_scales.col(p)));
+    return rankings;
+}
+
+// The final classifiers on each split's selected original columns, cut from its blocks (so the
+// products cover r features), and their test errors, one batch per feature count.
+std::vector<SplitEvaluation> evaluate_selections(Backend& backend, const SplitBatch& c,
+                                                 const SelectionEvaluationOptions& options,
+                                                 const IndexVector& counts_desc,
+                                                 const std::vector<Ranking>& rankings,
+                                                 BatchPhaseSeconds& phases) {
+    const SelectionOptions& sel = options.selection;
+    const Index P = c.y_train.cols();
+    const Index d = c.blocks.train.cols() / P;
+    PhaseClock clock;
+    std::vector<SplitEvaluation> out(static_cast<std::size_t>(P));
+    const SmoOptions final_dual =
+        dual_options(sel.final_smo, sel.final_C, sel.final_ridge);
+    for (Index r : sel.feature_counts) {  // the caller's order
+        const auto pos = std::size_t(std::find(counts_desc.begin(), counts_desc.end(), r) -
+                                     counts_desc.begin());
+        IndexVector columns;  // of the blocks, split by split
+        for (Index p = 0; p < P; ++p) {
+            const IndexVector& selected = rankings[std::size_t(p)].selected[pos];
+            ZN_EXPECTS(Index(selected.size()) == r, "batched l2-AROM: split "
+                                                        << p << " selected " << selected.size()
+                                                        << " features for the count " << r);
+            for (const Index j : selected) columns.push_back(p * d + j);
+        }
+        const DeviceMatrix S_train = backend.select_columns(c.blocks.train, columns);
+        const DeviceMatrix S_test = backend.select_columns(c.blocks.test, columns);
+        const DeviceMatrix ones = backend.upload(Matrix::Ones(r, P));
+        const DeviceMatrix K =
+            backend.scaled_gram_batch(S_train, S_train, ones, options.gram_precision);
+        const std::vector<SmoResult> duals = solve_dense_dual_batch(backend, K, c.y_train, final_dual);
+        const DeviceMatrix K_test =
+            backend.scaled_gram_batch(S_test, S_train, ones, options.gram_precision);
+        const std::vector<double> errors =
+            batch_test_errors(backend, K_test, duals, c.y_train, c.y_test);
+        for (Index p = 0; p < P; ++p) {
+            SplitEvaluation& e = out[std::size_t(p)];
+            e.errors.push_back(errors[std::size_t(p)]);
+            e.selected.push_back(rankings[std::size_t(p)].selected[pos]);
+            e.classifier_status.push_back(duals[std::size_t(p)].status);
+        }
+    }
+    for (Index p = 0; p < P; ++p) {
+        out[std::size_t(p)].iterations = rankings[std::size_t(p)].iterations;
+        out[std::size_t(p)].status = rankings[std::size_t(p)].status;
+    }
+    clock.lap(phases.final_classifiers);
+    return out;
+}
+
+}  // namespace
+
+std::string why_not_batched(const Dataset& data, const std::vector<Fold>& folds,
+                            const SelectionEvaluationOptions& options) {
+    const SelectionOptions& sel = options.selection;
+    if (sel.method != SelectionMethod::L2Arom)
+        return "only l2-arom runs batched, not " + sel.method;
+    for (Index i = 0; i < data.n_samples(); ++i)
+        if (data.y[i] != 1.0 && data.y[i] != -1.0)
+            return "only two classes (labels -1/+1) run batched";
+    if (!bounded_dual(sel.C, sel.ridge) || !bounded_dual(sel.final_C, sel.final_ridge))
+        return "the hard margin without a ridge (C = inf, ridge = 0) does not run batched; set "
+               "a ridge > 0 or a finite C";
+    for (const Fold& f : folds)
+        if (f.train.size() != folds.front().train.size() ||
+            f.test.size() != folds.front().test.size())
+            return "the splits differ in training or test size";
+    return {};
+}
+
+std::vector<SplitEvaluation> evaluate_l2_arom_batched(
+    Backend& backend, const Dataset& prepared, const std::vector<Fold>& folds,
+    const SelectionEvaluationOptions& options,
+    const std::function<void(std::size_t, const SplitEvaluation&)>& on_split_done,
+    BatchPhaseSeconds& phases) {
+    IndexVector counts_desc = options.selection.feature_counts;
+    std::sort(counts_desc.begin(), counts_desc.end(), std::greater<Index>());
+    if (folds.empty()) return {};
+    const std::size_t rows = folds.front().train.size() + folds.front().test.size();
+    const std::size_t per_split =
+        2 * rows * static_cast<std::size_t>(prepared.n_features()) * sizeof(double);
+    const DeviceMatrix X = backend.upload(prepared.X);
+    return run_in_chunks<SplitEvaluation>(
+        folds.size(), per_split,
+        [&](std::size_t first, std::size_t count) {
+            PhaseClock clock;
+            const SplitBatch c =
+                gather_splits(backend, X, prepared.y, folds, first, count, options.standardize);
+            clock.lap(phases.data);
+            const std::vector<Ranking> rankings =
+                run_paths(backend, c, options, counts_desc, phases);
+            return evaluate_selections(backend, c, options, counts_desc, rankings, phases);
+        },
+        on_split_done);
+}
+
+}  // namespace zeronorm::detail

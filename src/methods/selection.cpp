@@ -1,0 +1,301 @@
+// Feature selection front end: option and label validation, the run of a registered ranker
+// (methods.hpp), and the final linear SVM retrained on the original (unscaled) selected
+// columns (Weston et al. 2003, sec. 4.1 footnote 7: the rescaling by z is used only to find the
+// features).
+#include "zeronorm/methods/selection.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "core/stopwatch.hpp"
+#include "methods/arom/arom.hpp"
+#include "methods/selection_common.hpp"
+#include "solvers/labels.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/methods/methods.hpp"
+#include "zeronorm/solvers/ww_svm.hpp"
+
+namespace zeronorm {
+
+MulticlassScheme parse_multiclass_scheme(const std::string& name) {
+    if (name == "ovr" || name == "one-vs-rest") return MulticlassScheme::OneVsRest;
+    if (name == "ww" || name == "weston-watkins") return MulticlassScheme::WestonWatkins;
+    throw InvalidArgument("unknown multi-class scheme '" + name + "' (expected ovr or ww)");
+}
+
+std::string to_string(MulticlassScheme scheme) {
+    return scheme == MulticlassScheme::OneVsRest ? "ovr" : "ww";
+}
+
+void SelectionOptions::validate(Index n_features) const {
+    ZN_EXPECTS(n_features >= 1, "feature selection needs at least one feature");
+    ZN_EXPECTS(!feature_counts.empty(),
+               "feature_counts is empty: give at least one number of features to select");
+    for (std::size_t k = 0; k < feature_counts.size(); ++k)
+        ZN_EXPECTS(feature_counts[k] >= 1 && feature_counts[k] <= n_features,
+                   "feature_counts[" << k << "] = " << feature_counts[k] << " is outside 1.."
+                                     << n_features << " (the number of features)");
+    IndexVector sorted = feature_counts;
+    std::sort(sorted.begin(), sorted.end());
+    const auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+    ZN_EXPECTS(dup == sorted.end(),
+               "feature_counts lists " << (dup == sorted.end() ? 0 : *dup) << " more than once");
+    ZN_EXPECTS(C > 0 && !std::isnan(C), "C must be positive (or infinity), got " << C);
+    ZN_EXPECTS(std::isfinite(ridge) && ridge >= 0, "ridge must be finite and >= 0, got " << ridge);
+    ZN_EXPECTS(prune_tolerance > 0 && prune_tolerance < 1,
+               "prune_tolerance must be in (0, 1), got " << prune_tolerance);
+    ZN_EXPECTS(std::isfinite(convergence_tolerance) && convergence_tolerance >= 0,
+               "convergence_tolerance must be finite and >= 0, got " << convergence_tolerance);
+    ZN_EXPECTS(max_iterations >= 1, "max_iterations must be >= 1, got " << max_iterations);
+    ZN_EXPECTS(rfe_fraction >= 0 && rfe_fraction < 1,
+               "rfe_fraction must be in [0, 1), got " << rfe_fraction);
+    ZN_EXPECTS(final_C > 0 && !std::isnan(final_C),
+               "final_C must be positive (or infinity), got " << final_C);
+    ZN_EXPECTS(std::isfinite(final_ridge) && final_ridge >= 0,
+               "final_ridge must be finite and >= 0, got " << final_ridge);
+    smo.validate();
+    try {
+        final_smo.validate();
+    } catch (const InvalidArgument& e) {
+        throw InvalidArgument(std::string("final_") + e.what());
+    }
+}
+
+namespace detail {
+
+Machines make_machines(const Vector& y) {
+    Machines m;
+    ZN_EXPECTS(y.size() >= 2, "feature selection needs at least two samples, got " << y.size());
+    bool plus_minus = true;
+    for (Index i = 0; i < y.size(); ++i) plus_minus = plus_minus && (y[i] == 1.0 || y[i] == -1.0);
+    if (plus_minus) {
+        check_two_class_labels(y, "two-class feature selection");
+        m.n_classes = 2;
+        m.targets.push_back(y);
+        return m;
+    }
+    double top = 0;
+    for (Index i = 0; i < y.size(); ++i) {
+        ZN_EXPECTS(y[i] >= 0 && y[i] == std::floor(y[i]) && y[i] < 1e6,
+                   "labels must be -1/+1 (two classes) or 0..K-1 (K >= 3 classes); label of "
+                   "sample " << i << " is " << y[i]);
+        top = std::max(top, y[i]);
+    }
+    const int K = int(top) + 1;
+    ZN_EXPECTS(K >= 3, "labels 0..K-1 are for K >= 3 classes; two classes must be labelled -1/+1 "
+                       "(got labels in 0.." << K - 1 << ")");
+    std::vector<Index> count(std::size_t(K), 0);
+    for (Index i = 0; i < y.size(); ++i) ++count[std::size_t(y[i])];
+    for (int k = 0; k < K; ++k)
+        ZN_EXPECTS(count[std::size_t(k)] > 0, "class " << k << " of 0.." << K - 1
+                                                        << " has no samples");
+    m.n_classes = K;
+    for (int k = 0; k < K; ++k)
+        m.targets.push_back(y.unaryExpr([k](double v) { return v == double(k) ? 1.0 : -1.0; }));
+    return m;
+}
+
+SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, double C,
+                         double ridge, const Vector* warm_start,
+                         const std::function<double()>& radius2, const std::string& where) {
+    SmoOptions smo(base, C, ridge);
+    if (bounded_dual(C, ridge)) return solve(smo, warm_start);
+    Vector warm;
+    if (warm_start != nullptr) warm = *warm_start;
+    // Stage bounds in units of 1 / R^2 when R^2 is far from 1: with one feature near 1e12
+    // (K ~ 1e24, hard-margin beta ~ 1e-24) a bound of 1 lets SMO chase dual variables whose
+    // gradients (~1e24) can never meet the tolerance, up to its 10^7-step cap (seconds). So
+    // scaled, such data get the stages of data with |x| ~ 1; those keep their bounds exactly.
+    const double R2 = radius2();
+    const double unit =
+        R2 > kWellScaledRadius2 || (R2 > 0 && R2 < 1.0 / kWellScaledRadius2) ? 1.0 / R2 : 1.0;
+    double bound = std::max(unit, warm.size() > 0 ? 10.0 * warm.maxCoeff() : 0.0);
+    for (;; bound *= 100.0) {
+        smo.C = std::min(bound, kMaxHardMarginBound * unit);
+        SmoResult r = solve(smo, warm.size() > 0 ? &warm : nullptr);
+        const bool at_bound = r.beta.size() > 0 && r.beta.maxCoeff() >= smo.C;
+        if (!at_bound && r.status == Status::Success) return r;  // the hard-margin optimum
+        // Convex-hull certificate: beta'Q beta = 2 (objective + sum beta) without ridge.
+        const double sum = r.beta.sum();
+        const double w2 = std::max(0.0, 2.0 * (r.objective + sum));
+        const double delta = sum > 0 ? 2.0 * std::sqrt(w2) / sum : 0.0;
+        const double radius = std::sqrt(std::max(0.0, R2));
+        std::ostringstream os;
+        os << where << ": data not separable: ";
+        if (delta <= kSeparabilityTolerance * radius) {
+            os << "the two classes' convex hulls come within " << delta
+               << " of each other (largest |x| " << radius << "), so the hard-margin SVM "
+               << "(C = inf, ridge = 0) has no solution or a negligible margin";
+        } else if (r.status != Status::Success) {
+            os << "SMO hit its iteration cap (" << r.iterations << ") on the hard-margin SVM "
+               << "(C = inf, ridge = 0) with box bound " << smo.C
+               << "; the data are probably not linearly separable";
+        } else if (smo.C >= kMaxHardMarginBound * unit) {
+            os << "the hard-margin SVM (C = inf, ridge = 0) needs dual variables beyond "
+               << smo.C << " (convex hulls " << delta << " apart)";
+        } else {
+            warm = r.beta;
+            continue;
+        }
+        os << "; set a ridge > 0 (--ridge) or a finite C (--C)";
+        throw NumericalError(os.str());
+    }
+}
+
+double max_row_norm2(const Matrix& X, const IndexVector& columns, const Vector& scale) {
+    Vector norm2 = Vector::Zero(X.rows());
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+        const double s = scale.size() > 0 ? scale[Index(k)] : 1.0;
+        norm2 += (s * X.col(columns[k])).cwiseAbs2();
+    }
+    return norm2.size() > 0 ? norm2.maxCoeff() : 0.0;
+}
+
+IndexVector order_descending(const Vector& values) {
+    IndexVector order(static_cast<std::size_t>(values.size()));
+    std::iota(order.begin(), order.end(), Index(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](Index a, Index b) { return values[a] > values[b]; });
+    return order;
+}
+
+namespace {
+
+// Weston-Watkins: one M-SVM (final_C, final_ridge) on the selected original columns, stored as
+// one linear SvmModel per class (f_m(x) = w_m.x + b_m; the class is argmax_m f_m, as for
+// one-vs-rest machines).
+FeatureSubset retrain_ww(const Dataset& data, const Machines& machines,
+                         const IndexVector& selected, const SelectionOptions& options) {
+    FeatureSubset subset;
+    const Index r = Index(selected.size());
+    subset.n_features = r;
+    subset.selected = selected;
+    Matrix Xs(data.n_samples(), r);
+    for (Index k = 0; k < r; ++k) Xs.col(k) = data.X.col(selected[std::size_t(k)]);
+    std::vector<int> labels;
+    for (Index i = 0; i < data.n_samples(); ++i) labels.push_back(int(data.y[i]));
+    const WwSvmResult ww = solve_ww_svm(Xs * Xs.transpose(), labels, machines.n_classes,
+                                        ww_options(options, true));
+    std::ostringstream where;
+    where << "final classifier on the " << r << " selected features (Weston-Watkins M-SVM)";
+    if (ww.not_separable) {
+        subset.classifier_status = Status::NumericalIssue;
+        subset.classifier_message = ww_not_separable_message(where.str());
+        return subset;
+    }
+    subset.class_weights = Xs.transpose() * ww.coef;
+    for (int m = 0; m < machines.n_classes; ++m) {
+        SvmModel model;  // linear kernel
+        IndexVector rows;
+        for (Index i = 0; i < Xs.rows(); ++i)
+            if (ww.coef(i, m) != 0.0) rows.push_back(i);
+        model.support_vectors.resize(Index(rows.size()), r);
+        model.coef.resize(Index(rows.size()));
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            model.support_vectors.row(Index(k)) = Xs.row(rows[k]);
+            model.coef[Index(k)] = ww.coef(rows[k], m);
+        }
+        model.bias = ww.bias[m];
+        subset.classifiers.push_back(std::move(model));
+    }
+    subset.weights = subset.class_weights.cwiseAbs().rowwise().sum();
+    return subset;
+}
+
+// Retrains the final linear SVM(s) on the original columns `selected` (footnote 7).
+FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& machines,
+                      const IndexVector& selected, const SelectionOptions& options) {
+    FeatureSubset subset;
+    const Index r = Index(selected.size());
+    subset.n_features = r;
+    subset.selected = selected;
+    SvmOptions svm;  // linear kernel
+
+    Dataset sub;
+    sub.X.resize(data.n_samples(), r);
+    for (Index k = 0; k < r; ++k) sub.X.col(k) = data.X.col(selected[std::size_t(k)]);
+    IndexVector all_columns(static_cast<std::size_t>(r));
+    std::iota(all_columns.begin(), all_columns.end(), Index(0));
+    const auto radius2 = [&] { return max_row_norm2(sub.X, all_columns, Vector()); };
+    subset.class_weights.resize(r, Index(machines.targets.size()));
+    for (std::size_t k = 0; k < machines.targets.size(); ++k) {
+        sub.y = machines.targets[k];
+        std::ostringstream where;
+        where << "final classifier on the " << r << " selected features";
+        if (!machines.binary()) where << " (class " << k << " against the rest)";
+        SvmModel model;
+        const DualSolver solve = [&](const SmoOptions& smo, const Vector*) {
+            svm.smo = smo;  // train_svm has no warm start; only the final hard margin restarts
+            SvmTrainResult trained = train_svm(backend, sub, svm);
+            model = std::move(trained.model);
+            return trained.smo;
+        };
+        try {
+            const SmoResult dual = solve_svm_dual(solve, options.final_smo, options.final_C,
+                                                  options.final_ridge, nullptr, radius2,
+                                                  where.str());
+            if (dual.status != Status::Success && subset.classifier_status == Status::Success) {
+                subset.classifier_status = dual.status;
+                subset.classifier_message = where.str() + ": SMO stopped with status " +
+                                            to_string(dual.status) + " after " +
+                                            std::to_string(dual.iterations) + " iterations";
+            }
+        } catch (const NumericalError& e) {  // the selection stands without its classifier
+            subset.classifier_status = Status::NumericalIssue;
+            subset.classifier_message = e.what();
+            subset.classifiers.clear();
+            subset.class_weights.resize(0, 0);
+            return subset;
+        }
+        subset.class_weights.col(Index(k)) = model.linear_weights();
+        subset.classifiers.push_back(std::move(model));
+    }
+    subset.weights = machines.binary() ? Vector(subset.class_weights.col(0))
+                                       : Vector(subset.class_weights.cwiseAbs().rowwise().sum());
+    return subset;
+}
+
+}  // namespace
+}  // namespace detail
+
+SelectionResult FeatureRanker::rank(Backend& backend, const Dataset& data,
+                                    const SelectionOptions& options) const {
+    const Stopwatch stopwatch;
+    data.validate();
+    options.validate(data.n_features());
+    const detail::Machines machines = detail::make_machines(data.y);
+    check_kernel_range(KernelSpec(), data.X, "feature selection");  // the linear SVMs
+    if (!machines.binary() && options.multiclass == MulticlassScheme::WestonWatkins &&
+        !supports_weston_watkins())
+        throw InvalidArgument("multiclass scheme ww (Weston-Watkins M-SVM, Problem 10 with the "
+                              "l2 objective) is implemented for l2-arom only, not for " +
+                              info().name + "; use ovr (one-vs-rest)");
+
+    IndexVector counts_desc = options.feature_counts;
+    std::sort(counts_desc.begin(), counts_desc.end(), std::greater<Index>());
+    detail::Ranking ranking = run(backend, data, machines, options, counts_desc);
+
+    const bool ww = !machines.binary() && options.multiclass == MulticlassScheme::WestonWatkins;
+    SelectionResult result;
+    for (Index r : options.feature_counts) {  // the caller's order
+        const auto pos = std::find(counts_desc.begin(), counts_desc.end(), r) - counts_desc.begin();
+        const IndexVector& selected = ranking.selected[std::size_t(pos)];
+        result.subsets.push_back(ww ? detail::retrain_ww(data, machines, selected, options)
+                                    : detail::retrain(backend, data, machines, selected, options));
+    }
+    result.scores = std::move(ranking.scores);
+    result.trace = std::move(ranking.trace);
+    result.iterations = ranking.iterations;
+    result.status = ranking.status;
+    result.seconds = stopwatch.seconds();
+    return result;
+}
+
+SelectionResult select_features(Backend& backend, const Dataset& data,
+                                const SelectionOptions& options) {
+    return find_ranker(options.method).rank(backend, data, options);
+}
+
+}  // namespace zeronorm

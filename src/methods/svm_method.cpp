@@ -1,0 +1,31 @@
+// Registration of the L2-norm SVM (svm.cpp) as a classifier.
+#include "methods/method_registry.hpp"
+
+namespace zeronorm {
+namespace {
+
+class SvmClassifier final : public Classifier {
+public:
+    const MethodInfo& info() const override {
+        static const MethodInfo info{"svm", "L2-norm SVM (C-SVC) trained by SMO",
+                                     "Fan, Chen & Lin 2005 (SMO with WSS2, as LIBSVM)", {}};
+        return info;
+    }
+    TrainedClassifier train(Backend& backend, const Dataset& data, const SvmOptions& svm,
+                            const Parameters&) const override {
+        const SvmTrainResult r = train_svm(backend, data, svm);
+        TrainedClassifier out;
+        out.model = r.model;
+        out.method = info().name;
+        out.status = r.smo.status;
+        out.iterations = r.smo.iterations;
+        out.seconds = r.seconds;
+        return out;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Classifier> make_svm_classifier() { return std::make_unique<SvmClassifier>(); }
+
+}  // namespace zeronorm

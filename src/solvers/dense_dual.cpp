@@ -1,0 +1,196 @@
+#include "solvers/dense_dual.hpp"
+
+#include <Eigen/Cholesky>
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <optional>
+#include <vector>
+
+#include "evaluation/split_runner.hpp"
+#include "solvers/smo_common.hpp"
+
+namespace zeronorm::detail {
+namespace {
+
+// The Newton finish is tried after SMO reaches each of these KKT gaps in turn (the first is often
+// enough: the active-set rounds repair a free set that is nearly right); n above kMaxNewtonSize
+// would make the dense factorisation cost more than the SMO iterations it saves.
+constexpr double kCoarseTolerances[] = {1e-1, 1e-3};
+constexpr Index kMaxNewtonSize = 1000;
+
+// Which bound each variable sits at, or free.
+enum class Side : char { Lower, Free, Upper };
+
+}  // namespace
+
+// Solve the system of the current free set; variables that leave the box go to the bound they
+// crossed, bounded variables whose multiplier has the wrong sign become free, and the system is
+// solved again (a few active-set rounds). Nothing when the free set empties, the system is
+// singular, or no round meets the tolerance: the caller then finishes with SMO.
+std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const Vector& y,
+                                       const SmoOptions& options, const Vector& coarse_beta,
+                                       const SmoTerms& terms) {
+    const bool svm_dual = terms.p.size() == 0;  // p = -1
+    const Index n = y.size();
+    const double C = options.C;
+    std::vector<Side> side(std::size_t(n), Side::Lower);
+    for (Index i = 0; i < n; ++i)
+        side[std::size_t(i)] = coarse_beta[i] >= C ? Side::Upper
+                               : coarse_beta[i] > 0 ? Side::Free : Side::Lower;
+    // Q = y y' .* (K + ridge I), formed once.
+    Matrix Q = y.asDiagonal() * K * y.asDiagonal();
+    Q.diagonal().array() += options.ridge;
+
+    for (int round = 0; round < kNewtonRounds; ++round) {
+        IndexVector free;
+        Vector beta = Vector::Zero(n);
+        for (Index i = 0; i < n; ++i) {
+            if (side[std::size_t(i)] == Side::Free) free.push_back(i);
+            if (side[std::size_t(i)] == Side::Upper) beta[i] = C;
+        }
+        if (free.empty()) return std::nullopt;
+        const Index m = Index(free.size());
+        // rhs = -p_F - Q_FU C 1 (from beta, which holds C on U and 0 elsewhere).
+        const Vector Q_beta_bounds = Q * beta;
+        Matrix Q_FF(m, m);
+        Vector rhs(m), y_F(m);
+        for (Index a = 0; a < m; ++a) {
+            const Index i = free[std::size_t(a)];
+            y_F[a] = y[i];
+            rhs[a] = (svm_dual ? 1.0 : -terms.p[i]) - Q_beta_bounds[i];
+            for (Index b = 0; b < m; ++b) Q_FF(a, b) = Q(i, free[std::size_t(b)]);
+        }
+        const Eigen::LDLT<Matrix> ldlt(Q_FF);
+        if (ldlt.info() != Eigen::Success) return std::nullopt;
+        const Vector a = ldlt.solve(rhs), b = ldlt.solve(y_F);
+        const double yb = y_F.dot(b);
+        const double y_beta_bounds = y.dot(beta);  // C times the sum of y over U
+        if (!(std::abs(yb) > 0) || !a.allFinite() || !b.allFinite()) return std::nullopt;
+        // y'beta = delta: y_F'(a - nu b) + C y_U'1 = delta.
+        const double nu = (y_F.dot(a) + y_beta_bounds - terms.delta) / yb;
+        const Vector beta_F = a - nu * b;
+        if (!beta_F.allFinite()) return std::nullopt;
+
+        bool left_box = false;
+        for (Index k = 0; k < m; ++k) {
+            const Index i = free[std::size_t(k)];
+            if (beta_F[k] <= 0) { side[std::size_t(i)] = Side::Lower; left_box = true; }
+            else if (beta_F[k] >= C) { side[std::size_t(i)] = Side::Upper; left_box = true; }
+            else beta[i] = beta_F[k];
+        }
+        if (left_box) continue;
+
+        // gradient of 1/2 b'Qb + p'b
+        const Vector G = svm_dual ? Vector(Q * beta - Vector::Ones(n)) : Vector(Q * beta + terms.p);
+        SmoResult out = smo_detail::smo_result(beta, G, y, C, terms.p);
+        if (out.kkt_gap <= options.tolerance) return out;
+        // Bounded variables with a multiplier of the wrong sign (G_i + nu y_i < 0 at the lower
+        // bound, > 0 at the upper) join the free set.
+        bool moved = false;
+        for (Index i = 0; i < n; ++i) {
+            const double reduced = G[i] + nu * y[i];
+            const Side s = side[std::size_t(i)];
+            if ((s == Side::Lower && reduced < 0) || (s == Side::Upper && reduced > 0)) {
+                side[std::size_t(i)] = Side::Free;
+                moved = true;
+            }
+        }
+        if (!moved) return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+// True when solve_dense_dual attempts Newton finishes for problems of size n under `options`
+// (a tolerance below the first coarse stage, n small enough for dense factorisations); else it
+// is plain SMO.
+bool tries_newton(const SmoOptions& options, Index n) {
+    return options.tolerance < kCoarseTolerances[0] && n <= kMaxNewtonSize;
+}
+
+}  // namespace
+
+SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector& y,
+                           const SmoOptions& options, const Vector* warm_start,
+                           const SmoTerms& terms) {
+    const Matrix warm = warm_start != nullptr ? Matrix(*warm_start) : Matrix();
+    SmoBatchTerms batch_terms;
+    if (terms.p.size() > 0) batch_terms.p = terms.p;
+    if (terms.delta != 0.0) batch_terms.delta = Vector::Constant(1, terms.delta);
+    return solve_dense_dual_batch(backend, K, Matrix(y), options,
+                                  warm_start != nullptr ? &warm : nullptr, {}, batch_terms)
+        .front();
+}
+
+std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatrix& K,
+                                              const Matrix& Y, const SmoOptions& options,
+                                              const Matrix* warm_start,
+                                              const std::vector<char>& active,
+                                              const SmoBatchTerms& terms) {
+    const Index n = Y.rows();
+    const Index P = Y.cols();
+    SmoOps& smo = backend.smo();
+    if (!tries_newton(options, n)) return smo.solve_batch(K, Y, options, warm_start, active, terms);
+    std::vector<char> open(static_cast<std::size_t>(P), 1);  // not finished by a Newton step
+    if (!active.empty()) open = active;
+    std::vector<char> staged = open;  // open and its last coarse SMO succeeded
+    std::vector<SmoResult> results(static_cast<std::size_t>(P));
+    std::vector<std::int64_t> iterations(static_cast<std::size_t>(P), 0);
+    Matrix beta = warm_start != nullptr ? *warm_start : Matrix::Zero(n, P);
+    bool started = warm_start != nullptr;
+    for (const double coarse_tolerance : kCoarseTolerances) {
+        if (coarse_tolerance <= options.tolerance) break;
+        if (std::none_of(staged.begin(), staged.end(), [](char c) { return c != 0; })) break;
+        SmoOptions coarse = options;
+        coarse.tolerance = coarse_tolerance;
+        const std::vector<SmoResult> current =
+            smo.solve_batch(K, Y, coarse, started ? &beta : nullptr, staged, terms);
+        started = true;
+        for (Index p = 0; p < P; ++p) {
+            if (!staged[std::size_t(p)]) continue;
+            const SmoResult& r = current[std::size_t(p)];
+            iterations[std::size_t(p)] += r.iterations;
+            beta.col(p) = r.beta;
+            if (r.status != Status::Success) staged[std::size_t(p)] = 0;  // to the final SMO
+        }
+        std::vector<SmoResult> finished = smo.newton_finish_batch(K, Y, beta, options, staged, terms);
+        for (Index p = 0; p < P; ++p) {
+            SmoResult& f = finished[std::size_t(p)];
+            if (!staged[std::size_t(p)] || f.beta.size() == 0) continue;
+            f.iterations = iterations[std::size_t(p)];
+            results[std::size_t(p)] = std::move(f);
+            open[std::size_t(p)] = 0;
+            staged[std::size_t(p)] = 0;
+        }
+    }
+    if (std::any_of(open.begin(), open.end(), [](char c) { return c != 0; })) {
+        std::vector<SmoResult> tail =
+            smo.solve_batch(K, Y, options, started ? &beta : nullptr, open, terms);
+        for (Index p = 0; p < P; ++p) {
+            if (!open[std::size_t(p)]) continue;
+            tail[std::size_t(p)].iterations += iterations[std::size_t(p)];
+            results[std::size_t(p)] = std::move(tail[std::size_t(p)]);
+        }
+    }
+    return results;
+}
+
+std::vector<SmoResult> newton_finish_on_host(const Eigen::Ref<const Matrix>& K, const Matrix& Y,
+                                             const Matrix& beta, const SmoOptions& options,
+                                             const std::vector<char>& open,
+                                             const SmoBatchTerms& terms) {
+    const Index n = Y.rows();
+    std::vector<SmoResult> out(static_cast<std::size_t>(Y.cols()));
+    parallel_for(out.size(), 0, [&](std::size_t p) {
+        if (!open[p]) return;
+        if (auto finished = newton_finish(K.middleCols(Index(p) * n, n), Y.col(Index(p)), options,
+                                          beta.col(Index(p)),
+                                          smo_detail::problem_terms(terms, Index(p))))
+            out[p] = std::move(*finished);
+    });
+    return out;
+}
+
+}  // namespace zeronorm::detail

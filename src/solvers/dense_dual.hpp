@@ -1,0 +1,57 @@
+// SMO on a precomputed kernel matrix, finished by a Newton step when a tight tolerance is asked.
+//
+// SMO converges linearly near the optimum: on the small dense problems of feature selection
+// (n ~ 50, most points support vectors, hard margin with a ridge) going from a KKT gap of 1e-3 to
+// 1e-8 takes two to three times the iterations of reaching 1e-3. Once SMO has found which
+// variables are free (0 < beta_i < C) and which sit at a bound, the optimum is the solution of
+// one linear system: the stationarity of the free variables plus the equality constraint,
+//   Q_FF beta_F + nu y_F = 1 - C Q_FU 1,   y_F' beta_F = -C y_U' 1.
+// solve_dense_dual runs SMO to a coarse gap (1e-1, then 1e-3, each only when coarser than the
+// requested tolerance; at 1e-1 or above it is plain SMO), solves that system, and accepts
+// the result only if it is strictly inside the box and its own KKT gap (from the full gradient)
+// meets the requested tolerance; otherwise SMO continues from the coarse point to the requested
+// tolerance, so the answer is never worse than plain SMO's.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "zeronorm/core/ops/smo_ops.hpp"
+
+namespace zeronorm::detail {
+
+SmoResult solve_dense_dual(Backend& backend, const DeviceMatrix& K, const Vector& y,
+                           const SmoOptions& options, const Vector* warm_start = nullptr,
+                           const SmoTerms& terms = {});
+
+// The same for a batch of problems (SmoOps::solve_batch's arguments), which the single form
+// above runs with one problem: each SMO stage is one batched solve over the problems still open,
+// the Newton finishes one SmoOps::newton_finish_batch (on the device for CUDA), and the
+// problems no Newton step finished get one batched SMO to the requested tolerance.
+std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatrix& K,
+                                              const Matrix& Y, const SmoOptions& options,
+                                              const Matrix* warm_start = nullptr,
+                                              const std::vector<char>& active = {},
+                                              const SmoBatchTerms& terms = {});
+
+// Active-set rounds of the Newton finish (SmoOps::newton_finish_batch) before giving up.
+constexpr int kNewtonRounds = 8;
+
+// The Newton finish of one problem (linear term and right-hand side in `terms`) from the SMO
+// point coarse_beta, on the host (the reference, the CPU backend's newton_finish_batch and the
+// CUDA backend's for the problems its device code does not finish): the finished result
+// (Success, with bias, objective and KKT gap, iterations 0), or nothing. Each round solves the
+// free variables' system by a pivoted LDLT, which also takes a positive semidefinite (singular)
+// Q_FF; the round gives up only where that solve or nu is not finite.
+std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const Vector& y,
+                                       const SmoOptions& options, const Vector& coarse_beta,
+                                       const SmoTerms& terms = {});
+
+// newton_finish for the problems with open[p] of a batch on the host (K n x (n P) in host
+// memory), in parallel: SmoOps::newton_finish_batch's result.
+std::vector<SmoResult> newton_finish_on_host(const Eigen::Ref<const Matrix>& K, const Matrix& Y,
+                                             const Matrix& beta, const SmoOptions& options,
+                                             const std::vector<char>& open,
+                                             const SmoBatchTerms& terms = {});
+
+}  // namespace zeronorm::detail

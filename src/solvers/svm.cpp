@@ -1,0 +1,132 @@
+#include "zeronorm/solvers/svm.hpp"
+
+#include <cmath>
+
+#include "core/stopwatch.hpp"
+#include "solvers/dense_dual.hpp"
+#include "solvers/labels.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/core/ops/smo_ops.hpp"
+
+namespace zeronorm {
+
+void SmoOptions::validate() const {
+    ZN_EXPECTS(C > 0 && !std::isnan(C), "smo.C must be positive, got " << C);
+    ZN_EXPECTS(std::isfinite(ridge) && ridge >= 0, "smo.ridge must be >= 0, got " << ridge);
+    ZN_EXPECTS(std::isfinite(C) || ridge > 0,
+               "smo.C = infinity (hard margin) needs a positive ridge, so the dual stays bounded");
+    SmoSettings::validate();
+}
+
+void SmoSettings::validate() const {
+    ZN_EXPECTS(std::isfinite(tolerance) && tolerance > 0,
+               "smo.tolerance must be positive, got " << tolerance);
+    ZN_EXPECTS(max_iterations >= 0, "smo.max_iterations must be >= 0, got " << max_iterations);
+    ZN_EXPECTS(std::isfinite(cache_mb) && cache_mb > 0,
+               "smo.cache_mb must be positive, got " << cache_mb);
+}
+
+void SvmOptions::validate(Index n_features) const {
+    kernel.validate(n_features);
+    smo.validate();
+    ZN_EXPECTS(max_kernel_mb >= 0, "max_kernel_mb must be >= 0, got " << max_kernel_mb);
+}
+
+namespace {
+
+// The chi2 kernel is defined for non-negative features (histograms); elsewhere it is not a kernel
+// and can overflow.
+void check_kernel_domain(const KernelSpec& spec, const Matrix& X) {
+    if (spec.type != KernelType::Chi2) return;
+    for (Index j = 0; j < X.cols(); ++j)
+        for (Index i = 0; i < X.rows(); ++i)
+            ZN_EXPECTS(X(i, j) >= 0, "the chi2 kernel needs non-negative features; sample "
+                                         << i << ", feature " << j << " is " << X(i, j));
+}
+
+}  // namespace
+
+SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions& options) {
+    const Stopwatch stopwatch;
+    data.validate();
+    ZN_EXPECTS(data.n_samples() >= 2, "training needs at least two samples, got " << data.n_samples());
+    ZN_EXPECTS(data.n_features() >= 1, "training needs at least one feature");
+    check_two_class_labels(data.y, "two-class SVM training");
+    options.validate(data.n_features());
+    check_kernel_domain(options.kernel, data.X);
+    check_kernel_range(options.kernel, data.X, "SVM training");
+
+    const Index n = data.n_samples();
+    const DeviceMatrix X = backend.upload(data.X);
+    SvmTrainResult result;
+    const double kernel_mb = double(n) * double(n) * 8.0 / (1024.0 * 1024.0);
+    if (kernel_mb <= options.max_kernel_mb) {
+        const DeviceMatrix K = backend.kernel_matrix(options.kernel, X, X);
+        result.smo = detail::solve_dense_dual(backend, K, data.y, options.smo);
+    } else {
+        result.smo = backend.smo().solve(options.kernel, X, data.y, options.smo);
+    }
+
+    result.model = svm_model_from_dual(data, options.kernel, result.smo);
+    result.seconds = stopwatch.seconds();
+    return result;
+}
+
+SvmModel svm_model_from_dual(const Dataset& data, const KernelSpec& kernel, const SmoResult& dual) {
+    ZN_EXPECTS_DIM(dual.beta.size() == data.n_samples(),
+                   "svm_model_from_dual: " << dual.beta.size() << " dual variables for "
+                                           << data.n_samples() << " samples");
+    IndexVector support;
+    for (Index i = 0; i < data.n_samples(); ++i)
+        if (dual.beta[i] > 0) support.push_back(i);
+    SvmModel model;
+    model.kernel = kernel;
+    model.support_vectors.resize(Index(support.size()), data.n_features());
+    model.coef.resize(Index(support.size()));
+    for (std::size_t k = 0; k < support.size(); ++k) {
+        model.support_vectors.row(Index(k)) = data.X.row(support[k]);
+        model.coef[Index(k)] = dual.beta[support[k]] * data.y[support[k]];
+    }
+    model.bias = dual.bias;
+    return model;
+}
+
+Vector SvmModel::linear_weights() const {
+    ZN_EXPECTS(kernel.type == KernelType::Linear,
+               "linear_weights: the model's kernel is " << to_string(kernel.type) << ", not linear");
+    return support_vectors.transpose() * coef;
+}
+
+Vector SvmModel::decision_function(Backend& backend, const Matrix& X) const {
+    ZN_EXPECTS_DIM(X.cols() == n_features(), "the model has " << n_features()
+                                                 << " features but the data has " << X.cols());
+    ZN_EXPECTS(X.allFinite(), "prediction data contains NaN or Inf");
+    check_kernel_domain(kernel, X);
+    if (n_support() == 0 || X.rows() == 0) return Vector::Constant(X.rows(), bias);
+    const DeviceMatrix points = backend.upload(X);
+    const DeviceMatrix sv = backend.upload(support_vectors);
+    const DeviceMatrix K = backend.kernel_matrix(kernel, points, sv);
+    const DeviceMatrix c = backend.upload(coef);
+    DeviceMatrix f = backend.allocate(X.rows(), 1);
+    backend.gemm(false, false, 1.0, K, c, 0.0, f);
+    return backend.download(f).col(0).array() + bias;
+}
+
+Vector SvmModel::predict(Backend& backend, const Matrix& X) const {
+    return labels_from_decision(decision_function(backend, X));
+}
+
+Vector labels_from_decision(const Vector& f) {
+    return f.unaryExpr([](double v) { return v >= 0 ? 1.0 : -1.0; });
+}
+
+double error_rate(const Vector& predicted, const Vector& y) {
+    ZN_EXPECTS_DIM(predicted.size() == y.size(),
+                   "error_rate: " << predicted.size() << " predictions for " << y.size() << " labels");
+    if (y.size() == 0) return 0.0;
+    Index wrong = 0;
+    for (Index i = 0; i < y.size(); ++i) wrong += predicted[i] != y[i];
+    return double(wrong) / double(y.size());
+}
+
+}  // namespace zeronorm

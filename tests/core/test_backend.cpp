@@ -1,0 +1,545 @@
+// Backend primitives against the reference (tests/reference/), for the reference itself and
+// every backend built.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "reference/reference.hpp"
+#include "support/backends.hpp"
+#include "support/random.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/core/kernel.hpp"
+#include "zeronorm/core/ops/arom_ops.hpp"
+#include "zeronorm/core/ops/smo_ops.hpp"
+#include "zeronorm/core/preprocess.hpp"
+
+namespace zeronorm {
+namespace {
+
+using testing::random_matrix;
+using testing::test_seed;
+
+class BackendPrimitives : public ::testing::TestWithParam<testing::BackendUnderTest> {};
+
+// Largest entry of |got - want| relative to want's largest entry (at least 1).
+double relative_error(const Matrix& got, const Matrix& want) {
+    return (got - want).cwiseAbs().maxCoeff() / std::max(1.0, want.cwiseAbs().maxCoeff());
+}
+
+std::vector<KernelSpec> all_kernels(Index d, std::mt19937_64& rng) {
+    std::vector<KernelSpec> specs;
+    KernelSpec s;
+    s.type = KernelType::Linear;
+    specs.push_back(s);
+    s.type = KernelType::Polynomial; s.gamma = 0.7; s.coef0 = 1.0; s.degree = 3;
+    specs.push_back(s);
+    s.type = KernelType::SumOfPowers; s.degree = 4;
+    specs.push_back(s);
+    s.type = KernelType::Rbf; s.gamma = 0.3;
+    specs.push_back(s);
+    s.type = KernelType::WeightedRbf; s.theta = random_matrix(d, 1, rng, 0.0, 1.0).col(0);
+    specs.push_back(s);
+    s.type = KernelType::Chi2; s.gamma = 0.5; s.theta.resize(0);
+    specs.push_back(s);
+    return specs;
+}
+
+TEST_P(BackendPrimitives, UploadDownloadRoundTrip) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed());
+    const Matrix A = random_matrix(67, 13, rng);
+    EXPECT_EQ(backend->download(backend->upload(A)), A);
+    EXPECT_EQ(backend->download(backend->upload(Matrix(0, 5))).size(), 0);
+}
+
+TEST_P(BackendPrimitives, KernelMatrixMatchesReference) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 1);
+    const Index d = 17;
+    // chi2 needs non-negative inputs; the others get signed ones.
+    for (const KernelSpec& spec : all_kernels(d, rng)) {
+        SCOPED_TRACE(to_string(spec.type));
+        const double lo = spec.type == KernelType::Chi2 ? 0.0 : -1.0;
+        Matrix A = random_matrix(53, d, rng, lo, 1.0);
+        A.col(3).setZero();  // a zero feature (chi2 must skip 0/0 terms)
+        const Matrix B = random_matrix(31, d, rng, lo, 1.0);
+        const Vector z = random_matrix(d, 1, rng, 0.0, 2.0).col(0);
+        const DeviceMatrix dA = backend->upload(A), dB = backend->upload(B), dz = backend->upload(z);
+
+        const Matrix K_ab = backend->download(backend->kernel_matrix(spec, dA, dB));
+        EXPECT_LT(relative_error(K_ab, reference::kernel_matrix(spec, A, B)), 1e-11);
+        const Matrix K_aa = backend->download(backend->kernel_matrix(spec, dA, dA));
+        EXPECT_LT(relative_error(K_aa, reference::kernel_matrix(spec, A, A)), 1e-11);
+        EXPECT_EQ(K_aa, K_aa.transpose());  // the symmetric path is exactly symmetric
+        const Matrix K_z = backend->download(backend->kernel_matrix(spec, dA, dB, &dz));
+        EXPECT_LT(relative_error(K_z, reference::kernel_matrix(spec, A, B, &z)), 1e-11);
+    }
+}
+
+TEST_P(BackendPrimitives, KernelMatrixRejectsMismatchedShapes) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    const DeviceMatrix A = backend->upload(Matrix::Ones(4, 3)), B = backend->upload(Matrix::Ones(4, 2));
+    KernelSpec spec;
+    EXPECT_THROW(backend->kernel_matrix(spec, A, B), DimensionMismatch);
+    const DeviceMatrix z = backend->upload(Vector::Ones(5));
+    EXPECT_THROW(backend->kernel_matrix(spec, A, A, &z), DimensionMismatch);
+}
+
+TEST_P(BackendPrimitives, GemmAllTransposes) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 2);
+    const Index m = 37, k = 23, n = 19;
+    for (int ta = 0; ta < 2; ++ta)
+        for (int tb = 0; tb < 2; ++tb) {
+            const Matrix A = ta ? random_matrix(k, m, rng) : random_matrix(m, k, rng);
+            const Matrix B = tb ? random_matrix(n, k, rng) : random_matrix(k, n, rng);
+            const Matrix C0 = random_matrix(m, n, rng);
+            const Matrix expected = reference::gemm(ta, tb, 1.5, A, B, -0.5, C0);
+            DeviceMatrix dC = backend->upload(C0);
+            backend->gemm(ta, tb, 1.5, backend->upload(A), backend->upload(B), -0.5, dC);
+            EXPECT_LT(relative_error(backend->download(dC), expected), 1e-13)
+                << "trans_a=" << ta << " trans_b=" << tb;
+        }
+    DeviceMatrix wrong = backend->allocate(3, 3);
+    EXPECT_THROW(backend->gemm(false, false, 1.0, backend->upload(Matrix::Ones(3, 2)),
+                               backend->upload(Matrix::Ones(3, 3)), 0.0, wrong),
+                 DimensionMismatch);
+}
+
+TEST_P(BackendPrimitives, SelectRowsAndColumns) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 3);
+    const Matrix X = random_matrix(41, 29, rng);
+    const DeviceMatrix dX = backend->upload(X);
+    const IndexVector cols{28, 0, 5, 5, 17};
+    const IndexVector rows{40, 3, 3, 0};
+    EXPECT_EQ(backend->download(backend->select_columns(dX, cols)), reference::select_columns(X, cols));
+    EXPECT_EQ(backend->download(backend->select_rows(dX, rows)), reference::select_rows(X, rows));
+    EXPECT_THROW(backend->select_columns(dX, {29}), InvalidArgument);
+    EXPECT_THROW(backend->select_rows(dX, {-1}), InvalidArgument);
+    EXPECT_EQ(backend->select_columns(dX, {}).cols(), 0);
+}
+
+// A X = B by cholesky_factor and the two triangular solves L Y = B, L' X = Y.
+TEST_P(BackendPrimitives, CholeskySolve) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 4);
+    const Index n = 45;
+    const Matrix G = random_matrix(n, n, rng);
+    const Matrix A = G * G.transpose() + 0.5 * Matrix::Identity(n, n);
+    const Matrix B = random_matrix(n, 3, rng);
+    DeviceMatrix dA = backend->upload(A), dB = backend->upload(B);
+    ASSERT_TRUE(backend->cholesky_factor(dA));
+    backend->triangular_solve(dA, false, false, dB);
+    backend->triangular_solve(dA, true, false, dB);
+    const Matrix X = backend->download(dB);
+    EXPECT_LT((A * X - B).cwiseAbs().maxCoeff(), 1e-9);
+
+    Matrix indefinite = A;
+    indefinite(7, 7) = -1.0;
+    DeviceMatrix dI = backend->upload(indefinite);
+    EXPECT_FALSE(backend->cholesky_factor(dI));
+}
+
+// SYRK (both forms, both triangles written), the Cholesky factor and the four triangular solves.
+TEST_P(BackendPrimitives, SyrkCholeskyAndTriangularSolvesMatchTheReference) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 5);
+    const Index n = 53, k = 31;
+    const Matrix A = random_matrix(n, k, rng);
+    const Matrix S = random_matrix(n, n, rng), Sk = random_matrix(k, k, rng);
+    const Matrix C0 = S + S.transpose(), Ck0 = Sk + Sk.transpose();
+    DeviceMatrix C = backend->upload(C0), Ck = backend->upload(Ck0);
+    backend->syrk(false, 0.5, backend->upload(A), -2.0, C);
+    backend->syrk(true, 1.5, backend->upload(A), 0.0, Ck);
+    EXPECT_LT(relative_error(backend->download(C), reference::syrk(false, 0.5, A, -2.0, C0)), 1e-13);
+    EXPECT_LT(relative_error(backend->download(Ck), reference::syrk(true, 1.5, A, 0.0, Ck0)), 1e-13);
+
+    // A well-conditioned SPD matrix: A A' / k plus the identity.
+    const Matrix spd = reference::syrk(false, 1.0 / double(k), A, 0.0, Matrix()) +
+                       Matrix::Identity(n, n);
+    DeviceMatrix F = backend->upload(spd);
+    ASSERT_TRUE(backend->cholesky_factor(F));
+    const Matrix L = *reference::cholesky(spd);
+    const Matrix got_L = backend->download(F).triangularView<Eigen::Lower>();
+    EXPECT_LT(relative_error(got_L, L), 1e-13);
+    const Matrix B = random_matrix(n, 7, rng), Bt = random_matrix(7, n, rng);
+    for (int t = 0; t < 4; ++t) {
+        const bool transpose = t & 1, right = t & 2;
+        const Matrix& rhs = right ? Bt : B;
+        DeviceMatrix X = backend->upload(rhs);
+        backend->triangular_solve(F, transpose, right, X);
+        EXPECT_LT(relative_error(backend->download(X), reference::triangular_solve(L, transpose, right, rhs)),
+                  1e-12)
+            << "transpose " << transpose << " right " << right;
+    }
+    Matrix indefinite = spd;
+    indefinite(11, 11) = -1.0;
+    DeviceMatrix I = backend->upload(indefinite);
+    EXPECT_FALSE(backend->cholesky_factor(I));
+    EXPECT_FALSE(reference::cholesky(indefinite).has_value());
+}
+
+// Batched primitives against the reference: Grams of rescaled data (with features dropped by
+// zero scales), strided GEMMs in every transpose, and SMO on many problems at once (cold and
+// warm starts, inactive problems skipped) and one at a time against the exact dual solutions.
+TEST_P(BackendPrimitives, ScaledGramBatchMatchesBlockByBlock) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 11);
+    const Index P = 13, m = 37, l = 9, d = 70;
+    const Matrix A = random_matrix(m, d * P, rng), B = random_matrix(l, d * P, rng);
+    Matrix Z = random_matrix(d, P, rng, 0.0, 1.0);
+    for (Index p = 0; p < P; ++p)
+        for (Index j = p % 3; j < d; j += 3) Z(j, p) = 0.0;
+    const DeviceMatrix dA = backend->upload(A), dB = backend->upload(B), dZ = backend->upload(Z);
+    const Matrix K = backend->download(backend->scaled_gram_batch(dA, dA, dZ));
+    const Matrix KB = backend->download(backend->scaled_gram_batch(dA, dB, dZ));
+    ASSERT_EQ(K.rows(), m);
+    ASSERT_EQ(K.cols(), m * P);
+    ASSERT_EQ(KB.cols(), l * P);
+    EXPECT_LT(relative_error(K, reference::scaled_gram_batch(A, A, Z)), 1e-13);
+    EXPECT_LT(relative_error(KB, reference::scaled_gram_batch(A, B, Z)), 1e-13);
+    // Single precision: float rounding (|K| <= 70 here, so errors of order 70 x 6e-8), and
+    // really single: some entry differs from the double product.
+    const Matrix K32 = backend->download(backend->scaled_gram_batch(dA, dA, dZ, Precision::Float32));
+    const Matrix KB32 = backend->download(backend->scaled_gram_batch(dA, dB, dZ, Precision::Float32));
+    EXPECT_LT((K32 - reference::scaled_gram_batch(A, A, Z, Precision::Float32)).cwiseAbs().maxCoeff(), 1e-4);
+    EXPECT_LT((KB32 - reference::scaled_gram_batch(A, B, Z, Precision::Float32)).cwiseAbs().maxCoeff(), 1e-4);
+    EXPECT_GT((K32 - K).cwiseAbs().maxCoeff(), 1e-12);
+    for (Index p = 0; p < P; ++p)  // each entry is a float
+        EXPECT_EQ(KB32(p, p * l), double(float(KB32(p, p * l))));
+    EXPECT_THROW(backend->scaled_gram_batch(dA, dB, backend->upload(Matrix(Z.topRows(d - 1)))),
+                 DimensionMismatch);
+}
+
+TEST_P(BackendPrimitives, SplitBatchMatchesTheReferencePerSplit) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 14);
+    const Index N = 40, d = 23, P = 7, n = 25, m = 9;
+    Matrix X = random_matrix(N, d, rng);
+    X.col(4).setConstant(2.5);                         // constant: centred on its value, scale 1
+    X.col(7) = (X.col(7).array() * 30.0 + 100.0).matrix();  // far from centred and unit scale
+    const DeviceMatrix dX = backend->upload(X);
+    std::vector<IndexVector> train_rows, test_rows;
+    for (Index p = 0; p < P; ++p) {
+        IndexVector perm(static_cast<std::size_t>(N));
+        std::iota(perm.begin(), perm.end(), Index(0));
+        std::shuffle(perm.begin(), perm.end(), rng);
+        train_rows.emplace_back(perm.begin(), perm.begin() + n);
+        test_rows.emplace_back(perm.begin() + n, perm.begin() + n + m);
+    }
+    for (const bool standardize : {false, true}) {
+        SCOPED_TRACE(standardize ? "standardized" : "raw");
+        const SplitBlocks b = backend->split_batch(dX, train_rows, test_rows, standardize);
+        const Matrix train = backend->download(b.train), test = backend->download(b.test);
+        ASSERT_EQ(train.rows(), n);
+        ASSERT_EQ(test.rows(), m);
+        ASSERT_EQ(test.cols(), d * P);
+        const reference::Splits want = reference::split_batch(X, train_rows, test_rows, standardize);
+        EXPECT_LT(relative_error(train, want.train), 1e-12);
+        EXPECT_LT(relative_error(test, want.test), 1e-12);
+    }
+    std::vector<IndexVector> bad = test_rows;
+    bad[2][0] = N;
+    EXPECT_THROW(backend->split_batch(dX, train_rows, bad, true), InvalidArgument);
+    bad = train_rows;
+    bad[1].pop_back();
+    EXPECT_THROW(backend->split_batch(dX, bad, test_rows, true), InvalidArgument);
+}
+
+TEST_P(BackendPrimitives, KernelBatchMatchesReferencePerBlock) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 15);
+    const Index P = 7, m = 41, l = 10, d = 17;
+    // Non-negative entries so that chi2 is defined too.
+    const Matrix A = random_matrix(m, d * P, rng, 0.0, 1.0), B = random_matrix(l, d * P, rng, 0.0, 1.0);
+    const DeviceMatrix dA = backend->upload(A), dB = backend->upload(B);
+    for (const KernelSpec& spec : all_kernels(d, rng)) {
+        SCOPED_TRACE(to_string(spec.type));
+        const Matrix K = backend->download(backend->kernel_batch(spec, P, dA, dA));
+        const Matrix KB = backend->download(backend->kernel_batch(spec, P, dA, dB));
+        ASSERT_EQ(K.rows(), m);
+        ASSERT_EQ(K.cols(), m * P);
+        ASSERT_EQ(KB.cols(), l * P);
+        // Relative to the largest entry: sum-of-powers values reach 17^4 here.
+        EXPECT_LT(relative_error(K, reference::kernel_batch(spec, P, A, A)), 1e-11);
+        EXPECT_LT(relative_error(KB, reference::kernel_batch(spec, P, A, B)), 1e-11);
+        for (Index p = 0; p < P; ++p) {
+            const Matrix Kp = K.middleCols(p * m, m);
+            EXPECT_EQ(Kp, Matrix(Kp.transpose())) << "block " << p << " is not exactly symmetric";
+        }
+    }
+    KernelSpec linear;
+    EXPECT_THROW(backend->kernel_batch(linear, P + 1, dA, dA), DimensionMismatch);
+    EXPECT_THROW(backend->kernel_batch(linear, P, dA, backend->upload(Matrix(B.leftCols(d * P - 1)))),
+                 DimensionMismatch);
+}
+
+TEST_P(BackendPrimitives, GatherBlocksMatchesIndexing) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 16);
+    const Index B = 5, rows = 19, width = 23, Q = 11, r = 7, c = 13;
+    const Matrix K = random_matrix(rows, width * B, rng);
+    IndexVector source;
+    std::vector<IndexVector> row_lists, col_lists;
+    std::uniform_int_distribution<Index> pick_block(0, B - 1), pick_row(0, rows - 1),
+        pick_col(0, width - 1);
+    for (Index q = 0; q < Q; ++q) {
+        source.push_back(pick_block(rng));
+        IndexVector ri, ci;
+        for (Index i = 0; i < r; ++i) ri.push_back(pick_row(rng));  // repeats allowed
+        for (Index j = 0; j < c; ++j) ci.push_back(pick_col(rng));
+        row_lists.push_back(ri);
+        col_lists.push_back(ci);
+    }
+    const DeviceMatrix dK = backend->upload(K);
+    const Matrix out = backend->download(backend->gather_blocks(dK, width, source, row_lists, col_lists));
+    EXPECT_EQ(out, reference::gather_blocks(K, width, source, row_lists, col_lists));
+    std::vector<IndexVector> bad = col_lists;
+    bad[4][2] = width;
+    EXPECT_THROW(backend->gather_blocks(dK, width, source, row_lists, bad), InvalidArgument);
+    bad = row_lists;
+    bad[1].pop_back();
+    EXPECT_THROW(backend->gather_blocks(dK, width, source, bad, col_lists), InvalidArgument);
+    IndexVector bad_source = source;
+    bad_source[0] = B;
+    EXPECT_THROW(backend->gather_blocks(dK, width, bad_source, row_lists, col_lists), InvalidArgument);
+    EXPECT_THROW(backend->gather_blocks(dK, width + 1, source, row_lists, col_lists), DimensionMismatch);
+}
+
+TEST_P(BackendPrimitives, GemmBatchAllTransposes) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 12);
+    const Index P = 6, m = 11, n = 5, k = 23;
+    for (int t = 0; t < 4; ++t) {
+        const bool ta = t & 1, tb = t & 2;
+        const Matrix A = ta ? random_matrix(k, m * P, rng) : random_matrix(m, k * P, rng);
+        const Matrix B = tb ? random_matrix(n, k * P, rng) : random_matrix(k, n * P, rng);
+        const Matrix C0 = random_matrix(m, n * P, rng);
+        const DeviceMatrix dA = backend->upload(A), dB = backend->upload(B);
+        DeviceMatrix dC = backend->upload(C0);
+        backend->gemm_batch(P, ta, tb, 0.5, dA, dB, 2.0, dC);
+        EXPECT_LT(relative_error(backend->download(dC),
+                                 reference::gemm_batch(P, ta, tb, 0.5, A, B, 2.0, C0)),
+                  1e-13)
+            << t;
+    }
+    DeviceMatrix bad = backend->allocate(m, n * P + 1);
+    EXPECT_THROW(backend->gemm_batch(P, false, false, 1.0, backend->upload(random_matrix(m, k * P, rng)),
+                                     backend->upload(random_matrix(k, n * P, rng)), 0.0, bad),
+                 DimensionMismatch);
+}
+
+// An SMO result against the exact solution of its dual: the same optimum and bias, feasible,
+// and optimal to the requested tolerance by the reference's KKT gap.
+void expect_dual_solution(const SmoResult& got, const reference::Dual& dual,
+                          const reference::DualSolution& want, double tolerance) {
+    EXPECT_EQ(got.status, Status::Success);
+    ASSERT_EQ(got.beta.size(), want.beta.size());
+    EXPECT_LE(got.kkt_gap, tolerance);
+    EXPECT_LE(reference::kkt_gap(dual, got.beta), 2 * tolerance);
+    EXPECT_GE(got.beta.minCoeff(), 0.0);
+    EXPECT_LE(got.beta.maxCoeff(), dual.C);
+    EXPECT_NEAR(got.beta.dot(dual.y), dual.delta, 1e-10 * (1.0 + got.beta.sum()));
+    EXPECT_NEAR(got.objective, want.objective, 1e-9 * std::abs(want.objective));
+    EXPECT_NEAR(reference::dual_objective(dual, got.beta), want.objective,
+                1e-9 * std::abs(want.objective));
+    EXPECT_NEAR(got.bias, want.nu, 1e-6 * (1.0 + std::abs(want.nu)));
+    // Q is positive definite here (a ridge): beta is unique.
+    EXPECT_LT((got.beta - want.beta).cwiseAbs().maxCoeff(), 1e-6 * (1.0 + want.beta.maxCoeff()));
+}
+
+// P problems of size n, solved as one batch and one at a time (cold and warm starts).
+void expect_smo_batch_matches_reference(Backend& backend, Index n, std::mt19937_64& rng) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const Index P = 9, d = 30;
+    Matrix X = random_matrix(n, d * P, rng);
+    Matrix Y(n, P);
+    for (Index p = 0; p < P; ++p)
+        for (Index i = 0; i < n; ++i) {
+            Y(i, p) = (i + p) % 3 == 0 ? 1.0 : -1.0;
+            X(i, p * d) += 0.8 * Y(i, p);  // some signal, still overlapping classes
+        }
+    const DeviceMatrix dX = backend.upload(X);
+    const DeviceMatrix K = backend.scaled_gram_batch(dX, dX, backend.upload(Matrix::Ones(d, P)));
+    const Matrix Kh = backend.download(K);
+    SmoOptions options;
+    options.C = 0.7;
+    options.ridge = 1e-3;
+    options.tolerance = 1e-9;
+    std::vector<char> active(std::size_t(P), 1);
+    active[3] = 0;
+    const Matrix warm = random_matrix(n, P, rng, 0.0, 0.7);
+    std::vector<reference::Dual> duals;
+    std::vector<reference::DualSolution> exact;
+    for (Index p = 0; p < P; ++p) {
+        duals.push_back(reference::svm_dual(Kh.middleCols(p * n, n), Y.col(p), options.C, options.ridge));
+        exact.push_back(reference::solve_dual(duals.back()));
+    }
+    for (const Matrix* start : {static_cast<const Matrix*>(nullptr), &warm}) {
+        SCOPED_TRACE(start ? "warm" : "cold");
+        const std::vector<SmoResult> batch = backend.smo().solve_batch(K, Y, options, start, active);
+        ASSERT_EQ(batch.size(), std::size_t(P));
+        EXPECT_EQ(batch[3].beta.size(), 0);
+        for (Index p = 0; p < P; ++p) {
+            if (!active[std::size_t(p)]) continue;
+            SCOPED_TRACE("problem " + std::to_string(p));
+            const Vector w = start ? Vector(start->col(p)) : Vector();
+            const SmoResult one = backend.smo().solve(backend.upload(Matrix(Kh.middleCols(p * n, n))),
+                                                    Y.col(p), options, start ? &w : nullptr);
+            expect_dual_solution(batch[std::size_t(p)], duals[std::size_t(p)], exact[std::size_t(p)],
+                                 options.tolerance);
+            expect_dual_solution(one, duals[std::size_t(p)], exact[std::size_t(p)], options.tolerance);
+        }
+    }
+    Matrix one_class = Y;
+    one_class.col(2).setOnes();
+    EXPECT_THROW(backend.smo().solve_batch(K, one_class, options), InvalidArgument);
+    EXPECT_THROW(backend.smo().solve_batch(K, Matrix(Y.leftCols(P - 1)), options), DimensionMismatch);
+}
+
+TEST_P(BackendPrimitives, SmoBatchAndSingleReachTheExactDualOptimum) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 13);
+    // n = 48 fits the CUDA one-warp kernel's shared memory; n = 100 takes the block kernel.
+    expect_smo_batch_matches_reference(*backend, 48, rng);
+    expect_smo_batch_matches_reference(*backend, 100, rng);
+}
+
+// The AROM update against the reference's: u = z .* |z .* w|, u / max(u), prune; the same
+// arithmetic, so the same bits.
+TEST_P(BackendPrimitives, MultiplicativeUpdateBatchMatchesTheReference) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 17);
+    const Index d = 1037, P = 23;
+    const double tolerance = 1e-3;
+    Matrix Z = random_matrix(d, P, rng, 0.0, 1.0);
+    Matrix W = random_matrix(d, P, rng, -2.0, 2.0);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    for (Index p = 0; p < P; ++p)
+        for (Index j = 0; j < d; ++j) {
+            if (unit(rng) < 0.3) Z(j, p) = 0.0;                 // pruned earlier
+            if (unit(rng) < 0.2) W(j, p) *= 1e-4;               // pruned now
+        }
+    W.col(3).setZero();                                         // degenerate: u = 0
+    W(5, 4) = std::numeric_limits<double>::quiet_NaN();         // degenerate: NaN
+    Z(5, 4) = 0.5;
+    W(9, 6) = std::numeric_limits<double>::infinity();          // degenerate: Inf
+    Z(9, 6) = 0.5;
+    std::vector<char> update(std::size_t(P), 1);
+    update[2] = update[11] = 0;                                 // left alone
+
+    const DeviceMatrix Zd = backend->upload(Z), Wd = backend->upload(W);
+    DeviceMatrix normalized = backend->allocate(d, P), next = backend->allocate(d, P);
+    const std::vector<ScaleUpdate> out =
+        backend->arom().multiplicative_update_batch(Zd, Wd, update, tolerance, normalized, next);
+    const Matrix got_normalized = backend->download(normalized), got_next = backend->download(next);
+    ASSERT_EQ(out.size(), std::size_t(P));
+    for (Index p = 0; p < P; ++p) {
+        SCOPED_TRACE(p);
+        const ScaleUpdate& s = out[std::size_t(p)];
+        const reference::AromColumn want =
+            reference::arom_update(Z.col(p), W.col(p), update[std::size_t(p)] != 0, tolerance);
+        EXPECT_EQ(s.degenerate, want.summary.degenerate);
+        EXPECT_EQ(want.summary.degenerate, p == 3 || p == 4 || p == 6);
+        EXPECT_EQ(got_normalized.col(p), want.normalized);
+        EXPECT_EQ(got_next.col(p), want.next);
+        EXPECT_EQ(s.survivors, want.summary.survivors);
+        EXPECT_EQ(s.max_change, want.summary.max_change);
+        if (update[std::size_t(p)] && !want.summary.degenerate) {  // some pruned, some kept
+            EXPECT_GT(s.survivors, 0);
+            EXPECT_LT(s.survivors, d);
+        }
+    }
+    EXPECT_THROW(backend->arom().multiplicative_update_batch(Zd, Wd, update, tolerance, normalized,
+                                                      normalized),
+                 InvalidArgument);
+    EXPECT_THROW(backend->arom().multiplicative_update_batch(Zd, Wd, std::vector<char>(2, 1), tolerance,
+                                                      normalized, next),
+                 DimensionMismatch);
+    DeviceMatrix narrow = backend->allocate(d, P - 1);
+    EXPECT_THROW(backend->arom().multiplicative_update_batch(Zd, Wd, update, tolerance, normalized, narrow),
+                 DimensionMismatch);
+}
+
+ZN_INSTANTIATE_FOR_BACKENDS_AND_REFERENCE(BackendPrimitives);
+
+// More device memory than the card has: OutOfDeviceMemory naming the bytes asked for, never a
+// crash or a half-written result, and the backend stays usable afterwards.
+TEST(CudaDeviceMemory, ExhaustionIsReportedAndTheBackendStaysUsable) {
+    ZN_BACKEND_OR_SKIP(cuda, BackendKind::Cuda);
+    // 2^22 x 2^14 doubles = 512 GiB, more than any current card holds.
+    try {
+        (void)cuda->allocate(Index(1) << 22, Index(1) << 14);
+        FAIL() << "a 512 GiB allocation succeeded";
+    } catch (const OutOfDeviceMemory& e) {
+        EXPECT_EQ(e.bytes_requested(), std::size_t(8) << 36);
+    }
+    // An SMO whose full kernel cannot be formed on the device and whose decomposition cannot
+    // hold even the columns of three working sets (n = 8,000,000: 3 x 1024 columns are 197 GB).
+    std::mt19937_64 rng(test_seed());
+    const Index n = 8000000;
+    const Matrix Xh = random_matrix(n, 2, rng);
+    Vector y(n);
+    for (Index i = 0; i < n; ++i) y[i] = i % 2 ? 1.0 : -1.0;
+    const DeviceMatrix X = cuda->upload(Xh);
+    KernelSpec rbf;
+    rbf.type = KernelType::Rbf;
+    rbf.gamma = 0.5;
+    SmoOptions options;
+    options.C = 1.0;
+    try {
+        (void)cuda->smo().solve(rbf, X, y, options);
+        FAIL() << "an SMO needing 197 GB of kernel columns ran";
+    } catch (const OutOfDeviceMemory& e) {
+        EXPECT_GE(e.bytes_requested(), std::size_t(n) * 3 * 1024 * sizeof(double));
+    }
+    const Matrix small = random_matrix(17, 5, rng);
+    EXPECT_EQ(cuda->download(cuda->upload(small)), small);
+}
+
+TEST(BackendFactory, ParsesNamesAndReportsMissingCuda) {
+    EXPECT_EQ(parse_backend_kind("cpu"), BackendKind::Cpu);
+    EXPECT_EQ(parse_backend_kind("cuda"), BackendKind::Cuda);
+    EXPECT_THROW(parse_backend_kind("tpu"), InvalidArgument);
+    if (!cuda_compiled()) {
+        EXPECT_THROW(make_cuda_backend(0), NotCompiled);
+        EXPECT_EQ(cuda_device_count(), 0);
+    }
+    EXPECT_EQ(make_cpu_backend()->kind(), BackendKind::Cpu);
+}
+
+TEST(KernelSpecValidation, NamesTheBadField) {
+    KernelSpec spec;
+    spec.type = KernelType::Rbf;
+    spec.gamma = -1;
+    try {
+        spec.validate(3);
+        FAIL() << "expected InvalidArgument";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("gamma"), std::string::npos);
+    }
+    spec.gamma = 1;
+    spec.type = KernelType::WeightedRbf;
+    spec.theta = Vector::Ones(2);
+    EXPECT_THROW(spec.validate(3), DimensionMismatch);
+    EXPECT_THROW(parse_kernel_type("sigmoid"), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace zeronorm

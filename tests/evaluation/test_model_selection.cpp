@@ -1,0 +1,274 @@
+// Nested cross-validation over a C grid (model_selection.hpp): the batched evaluation, which
+// computes each split's kernel once and warm-starts along the grid, equals plain one-at-a-time
+// training on explicit subsets; thread counts and backends agree; bad options are rejected.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "support/backends.hpp"
+#include "support/capability_backend.hpp"
+#include "support/random.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/core/preprocess.hpp"
+#include "zeronorm/evaluation/model_selection.hpp"
+#include "zeronorm/io/io.hpp"
+
+namespace zeronorm {
+namespace {
+
+Dataset sonar() {
+    Dataset data = read_csv(std::string(ZERONORM_DATA_DIR) + "/sonar/sonar.csv");
+    for (Index i = 0; i < data.y.size(); ++i) data.y[i] = data.y[i] > 0 ? 1.0 : -1.0;
+    return data;
+}
+
+SvmEvaluationOptions grid_options(KernelType kernel) {
+    SvmEvaluationOptions options;
+    options.svm.kernel.type = kernel;
+    options.svm.kernel.gamma = 1.0 / 60.0;
+    options.svm.smo.tolerance = 1e-8;  // tight: the reference solves cold, the batch warm
+    options.C_grid = {10.0, 0.1, 1.0, 0.01};
+    options.inner_folds = 4;
+    options.seed = testing::test_seed();
+    return options;
+}
+
+// The same split by hand: standardise on the training rows, train_svm on every inner training
+// part for every C, pick the lowest mean inner error (smaller C on ties), retrain, test.
+SvmSplitEvaluation by_hand(Backend& backend, const Dataset& data, const Fold& split,
+                           const SvmEvaluationOptions& options, std::uint64_t seed) {
+    Dataset train = data.subset(split.train), test = data.subset(split.test);
+    const Standardizer s = Standardizer::fit(train.X);
+    train.X = s.transform(train.X);
+    test.X = s.transform(test.X);
+    const std::vector<double> grid = options.grid();
+    SvmSplitEvaluation out;
+    out.inner_errors.assign(grid.size(), 0.0);
+    const std::vector<Fold> inner = stratified_kfold(train.y, options.inner_folds, seed);
+    for (std::size_t c = 0; c < grid.size(); ++c) {
+        SvmOptions svm = options.svm;
+        svm.smo.C = grid[c];
+        for (const Fold& fold : inner) {
+            const SvmTrainResult r = train_svm(backend, train.subset(fold.train), svm);
+            const Dataset held_out = train.subset(fold.test);
+            out.inner_errors[c] += error_rate(r.model.predict(backend, held_out.X), held_out.y) /
+                                   double(inner.size());
+        }
+    }
+    const auto best = std::min_element(out.inner_errors.begin(), out.inner_errors.end());
+    out.C = grid[std::size_t(best - out.inner_errors.begin())];
+    SvmOptions svm = options.svm;
+    svm.smo.C = out.C;
+    const SvmTrainResult final_fit = train_svm(backend, train, svm);
+    out.error = error_rate(final_fit.model.predict(backend, test.X), test.y);
+    out.n_support = final_fit.model.n_support();
+    return out;
+}
+
+class ModelSelection : public ::testing::TestWithParam<BackendKind> {};
+
+TEST_P(ModelSelection, GridSearchEqualsOneAtATimeTraining) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    const Dataset data = sonar();
+    const auto splits = stratified_random_splits(data.y, 4, 140, testing::test_seed());
+    for (const KernelType kernel : {KernelType::Linear, KernelType::Rbf}) {
+        const SvmEvaluationOptions options = grid_options(kernel);
+        const SvmEvaluation batch = evaluate_svm(*make_backend(GetParam()), data, splits, options);
+        ASSERT_EQ(batch.splits.size(), splits.size());
+        double mean = 0.0;
+        for (std::size_t f = 0; f < splits.size(); ++f) {
+            const SvmSplitEvaluation ref =
+                by_hand(*backend, data, splits[f], options, options.seed + f);
+            const SvmSplitEvaluation& got = batch.splits[f];
+            ASSERT_EQ(got.inner_errors.size(), ref.inner_errors.size());
+            for (std::size_t c = 0; c < ref.inner_errors.size(); ++c)
+                EXPECT_NEAR(got.inner_errors[c], ref.inner_errors[c], 1e-12) << "C #" << c;
+            EXPECT_EQ(got.C, ref.C);
+            EXPECT_NEAR(got.error, ref.error, 1e-12);
+            // Warm and cold solves stop at different points within the tolerance; a degenerate
+            // variable (zero at the optimum with a zero multiplier) may count on one side only.
+            EXPECT_NEAR(double(got.n_support), double(ref.n_support), 1.0);
+            EXPECT_EQ(got.status, Status::Success);
+            mean += got.error / double(splits.size());
+        }
+        EXPECT_NEAR(batch.mean_error, mean, 1e-12);
+        EXPECT_GT(batch.std_error, 0.0);
+    }
+}
+
+TEST_P(ModelSelection, OneCIsPlainTrainAndTest) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    const Dataset data = sonar();
+    const auto splits = stratified_kfold(data.y, 5, testing::test_seed());
+    SvmEvaluationOptions options;
+    options.svm.kernel.type = KernelType::Rbf;
+    options.svm.kernel.gamma = 0.05;
+    options.svm.smo.C = 3.0;
+    const SvmEvaluation batch = evaluate_svm(*make_backend(GetParam()), data, splits, options);
+    const CrossValidationResult plain =
+        cross_validate_svm(*backend, data, options.svm, splits, true);
+    for (std::size_t f = 0; f < splits.size(); ++f) {
+        EXPECT_TRUE(batch.splits[f].inner_errors.empty());
+        EXPECT_EQ(batch.splits[f].C, 3.0);
+        EXPECT_DOUBLE_EQ(batch.splits[f].error, plain.fold_errors[f]);
+        EXPECT_EQ(batch.splits[f].n_support, plain.folds[f].n_support);
+    }
+    EXPECT_DOUBLE_EQ(batch.mean_error, plain.mean_error);
+    EXPECT_DOUBLE_EQ(batch.std_error, plain.std_error);
+}
+
+// The batched schedule (every split's inner problems solved in batches of one shape, the final
+// SVMs in one batch per chosen C) against the per-split route: the same inner errors, chosen C,
+// test errors and support, on both backends. 150 training rows in 4 inner folds give held-out
+// parts of 38 and 37 rows: two shapes of inner problem.
+TEST_P(ModelSelection, BatchedScheduleEqualsPerSplit) {
+    ZN_SEED_TRACE();
+    if (!testing::backend_available(GetParam())) GTEST_SKIP() << "no CUDA device present";
+    const Dataset data = sonar();
+    const auto splits = stratified_random_splits(data.y, 5, 150, testing::test_seed());
+    for (const KernelType kernel : {KernelType::Linear, KernelType::Rbf, KernelType::Polynomial}) {
+        SCOPED_TRACE(to_string(kernel));
+        SvmEvaluationOptions options = grid_options(kernel);
+        options.svm.kernel.coef0 = 1.0;
+        options.schedule = SvmEvaluationOptions::Schedule::PerSplit;
+        const SvmEvaluation per_split = evaluate_svm(*make_backend(GetParam()), data, splits, options);
+        options.schedule = SvmEvaluationOptions::Schedule::Batched;
+        std::size_t reported = 0;
+        const SvmEvaluation batched = evaluate_svm(
+            *make_backend(GetParam()), data, splits, options,
+            [&](std::size_t, std::size_t total, const SvmSplitEvaluation&) {
+                ++reported;
+                EXPECT_EQ(total, splits.size());
+            });
+        EXPECT_FALSE(per_split.batched);
+        EXPECT_TRUE(batched.batched);
+        EXPECT_EQ(reported, splits.size());
+        ASSERT_EQ(batched.splits.size(), splits.size());
+        for (std::size_t f = 0; f < splits.size(); ++f) {
+            const SvmSplitEvaluation& a = per_split.splits[f];
+            const SvmSplitEvaluation& b = batched.splits[f];
+            ASSERT_EQ(b.inner_errors.size(), a.inner_errors.size());
+            for (std::size_t c = 0; c < a.inner_errors.size(); ++c)
+                EXPECT_NEAR(b.inner_errors[c], a.inner_errors[c], 1e-12) << f << " C #" << c;
+            EXPECT_EQ(b.C, a.C) << f;
+            EXPECT_NEAR(b.error, a.error, 1e-12) << f;
+            EXPECT_NEAR(double(b.n_support), double(a.n_support), 1.0) << f;
+            EXPECT_EQ(b.status, a.status) << f;
+            // The same warm-started sequence of solves (the kernels differ only in rounding).
+            EXPECT_NEAR(double(b.iterations), double(a.iterations), 0.05 * double(a.iterations))
+                << f;
+        }
+        EXPECT_NEAR(batched.mean_error, per_split.mean_error, 1e-12);
+        EXPECT_GT(batched.batch_phases.inner, 0.0);
+    }
+}
+
+TEST_P(ModelSelection, BatchedScheduleRefusesWhatItCannotRun) {
+    if (!testing::backend_available(GetParam())) GTEST_SKIP() << "no CUDA device present";
+    const Dataset data = sonar();
+    const auto splits = stratified_random_splits(data.y, 3, 120, 1);
+    SvmEvaluationOptions options = grid_options(KernelType::Linear);
+    options.schedule = SvmEvaluationOptions::Schedule::Batched;
+    std::vector<Fold> uneven = splits;
+    uneven[2].train.pop_back();
+    EXPECT_THROW(evaluate_svm(*make_backend(GetParam()), data, uneven, options), InvalidArgument);
+    options.svm.max_kernel_mb = 0.01;  // 120 x 120 doubles do not fit
+    EXPECT_THROW(evaluate_svm(*make_backend(GetParam()), data, splits, options), InvalidArgument);
+    options.schedule = SvmEvaluationOptions::Schedule::Auto;  // falls back to per split
+    EXPECT_FALSE(evaluate_svm(*make_backend(GetParam()), data, splits, options).batched);
+}
+
+ZN_INSTANTIATE_FOR_BACKENDS(ModelSelection);
+
+TEST(ModelSelection, KernelColumnsOnDemandGiveTheSameResult) {
+    ZN_SEED_TRACE();
+    const Dataset data = sonar();
+    const auto splits = stratified_random_splits(data.y, 3, 150, testing::test_seed());
+    SvmEvaluationOptions dense = grid_options(KernelType::Rbf);
+    SvmEvaluationOptions on_demand = dense;
+    on_demand.svm.max_kernel_mb = 0.0;  // no precomputed kernel: SMO's column cache
+    const SvmEvaluation a = evaluate_svm(*make_cpu_backend(), data, splits, dense);
+    const SvmEvaluation b = evaluate_svm(*make_cpu_backend(), data, splits, on_demand);
+    for (std::size_t f = 0; f < splits.size(); ++f) {
+        EXPECT_EQ(a.splits[f].C, b.splits[f].C);
+        EXPECT_NEAR(a.splits[f].error, b.splits[f].error, 1e-12);
+        for (std::size_t c = 0; c < a.splits[f].inner_errors.size(); ++c)
+            EXPECT_NEAR(a.splits[f].inner_errors[c], b.splits[f].inner_errors[c], 1e-12);
+    }
+}
+
+// The backend's capabilities, not its kind, choose the schedule: a CPU backend that prefers
+// batches runs the batched one under Auto; one without host workers runs the splits in order on
+// itself; one with them hands each worker thread a backend of its own.
+TEST(ModelSelection, CapabilitiesChooseTheSchedule) {
+    ZN_SEED_TRACE();
+    SvmEvaluationOptions options = grid_options(KernelType::Linear);
+    options.threads = 2;  // two workers where the backend runs splits on host threads
+    const Dataset data = sonar();
+    const auto splits = stratified_random_splits(data.y, 4, 120, testing::test_seed());
+    const SvmEvaluation plain = evaluate_svm(*make_cpu_backend(), data, splits, options);
+    EXPECT_FALSE(plain.batched);
+    for (const bool batched : {false, true})
+        for (const bool workers : {false, true}) {
+            SCOPED_TRACE(std::string(batched ? "batched" : "per split") +
+                         (workers ? ", host workers" : ", no host workers"));
+            testing::CapabilityBackend backend(make_cpu_backend(),
+                                               testing::capabilities(batched, workers));
+            const SvmEvaluation r = evaluate_svm(backend, data, splits, options);
+            EXPECT_EQ(r.batched, batched);
+            EXPECT_EQ(backend.counters().workers, !batched && workers ? 2 : 0);
+            EXPECT_GT(backend.counters().kernel_calls, 0);
+            for (std::size_t f = 0; f < splits.size(); ++f) {
+                EXPECT_EQ(r.splits[f].C, plain.splits[f].C);
+                EXPECT_NEAR(r.splits[f].error, plain.splits[f].error, 1e-12);
+            }
+        }
+}
+
+TEST(ModelSelection, ThreadCountDoesNotChangeResults) {
+    ZN_SEED_TRACE();
+    const Dataset data = sonar();
+    const auto splits = stratified_random_splits(data.y, 6, 120, testing::test_seed());
+    SvmEvaluationOptions options = grid_options(KernelType::Linear);
+    options.threads = 1;
+    const SvmEvaluation serial = evaluate_svm(*make_cpu_backend(), data, splits, options);
+    options.threads = 3;
+    const SvmEvaluation parallel = evaluate_svm(*make_cpu_backend(), data, splits, options);
+    for (std::size_t f = 0; f < splits.size(); ++f) {
+        EXPECT_EQ(serial.splits[f].C, parallel.splits[f].C);
+        EXPECT_EQ(serial.splits[f].error, parallel.splits[f].error);
+        EXPECT_EQ(serial.splits[f].inner_errors, parallel.splits[f].inner_errors);
+    }
+}
+
+TEST(ModelSelection, BadOptionsAndDataAreRejected) {
+    const Dataset data = sonar();
+    const auto splits = stratified_random_splits(data.y, 2, 100, 1);
+    SvmEvaluationOptions options;
+    options.C_grid = {1.0, -1.0};
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), data, splits, options), InvalidArgument);
+    options.C_grid = {1.0, std::numeric_limits<double>::infinity()};
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), data, splits, options), InvalidArgument);
+    options.svm.smo.ridge = 1e-3;  // a hard margin with a ridge is allowed
+    EXPECT_NO_THROW(evaluate_svm(*make_cpu_backend(), data, splits, options));
+    options = SvmEvaluationOptions{};
+    options.C_grid = {0.1, 1.0};
+    options.inner_folds = 1;
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), data, splits, options), InvalidArgument);
+    options.inner_folds = 5;
+    options.svm.kernel.type = KernelType::Chi2;
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), data, splits, options), InvalidArgument);
+    options = SvmEvaluationOptions{};
+    Dataset three = data;
+    three.y[0] = 2.0;
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), three, splits, options), InvalidArgument);
+    std::vector<Fold> bad = splits;
+    bad[1].test.push_back(data.n_samples());
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), data, bad, options), InvalidArgument);
+    EXPECT_THROW(evaluate_svm(*make_cpu_backend(), data, {}, options), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace zeronorm

@@ -1,0 +1,433 @@
+// The baselines of Weston et al. (JMLR 3, 2003) sec. 4.2-4.3, CORR and RFE, and the selection
+// front end: parsing, option and label validation (every path, with its message).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "methods/selection_common.hpp"
+#include "support/backends.hpp"
+#include "support/random.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/core/preprocess.hpp"
+#include "zeronorm/methods/methods.hpp"
+#include "zeronorm/methods/selection.hpp"
+
+namespace zeronorm {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// ---- CORR ------------------------------------------------------------------------------------
+
+TEST(Corr, ScoreMatchesHandComputation) {
+    // Feature 0: + {1, 3} (mean 2, var 2), - {0, 2, 4} (mean 2, var 4) -> 0.
+    // Feature 1: + {4, 6} (mean 5, var 2), - {0, 1, 2} (mean 1, var 1) -> 16 / 3.
+    Matrix X(5, 2);
+    X << 1, 4,  //
+        3, 6,   //
+        0, 0,   //
+        2, 1,   //
+        4, 2;
+    Vector y(5);
+    y << 1, 1, -1, -1, -1;
+    const detail::Machines m = detail::make_machines(y);
+    const Vector s = detail::corr_scores(X, m);
+    EXPECT_NEAR(s[0], 0.0, 1e-15);
+    EXPECT_NEAR(s[1], 16.0 / 3.0, 1e-12);
+}
+
+TEST(Corr, ConstantAndPerfectFeaturesAreNotNan) {
+    Matrix X(4, 3);
+    X << 0.1, 1, 5,  //
+        0.1, 1, 6,   //
+        0.1, 0, 7,   //
+        0.1, 0, 9;
+    Vector y(4);
+    y << 1, 1, -1, -1;
+    const Vector s = detail::corr_scores(X, detail::make_machines(y));
+    EXPECT_EQ(s[0], 0.0);              // constant feature
+    EXPECT_EQ(s[1], kInf);             // constant within each class, different means
+    EXPECT_NEAR(s[2], 6.25 / 2.5, 1e-12);  // (5.5 - 8)^2 / (0.5 + 2)
+}
+
+TEST(Corr, MultiClassSumsOneVsRest) {
+    Matrix X(6, 1);
+    X << 0, 1, 5, 6, 10, 12;
+    Vector y(6);
+    y << 0, 0, 1, 1, 2, 2;
+    double expected = 0;
+    for (int k = 0; k < 3; ++k) {
+        Vector yk = y.unaryExpr([k](double v) { return v == k ? 1.0 : -1.0; });
+        expected += detail::corr_scores(X, detail::make_machines(yk))[0];
+    }
+    EXPECT_NEAR(detail::corr_scores(X, detail::make_machines(y))[0], expected, 1e-12);
+}
+
+TEST(Corr, SelectsTheBestScoresInOrder) {
+    auto backend = make_cpu_backend();
+    std::mt19937_64 rng(1);
+    std::normal_distribution<double> g(0.0, 1.0);
+    Dataset data;
+    data.X.resize(40, 6);
+    data.y.resize(40);
+    const double shift[6] = {0.0, 2.0, 0.0, 1.0, 0.0, 3.0};  // best: 5, 1, 3
+    for (Index i = 0; i < 40; ++i) {
+        data.y[i] = i % 2 ? 1.0 : -1.0;
+        for (Index j = 0; j < 6; ++j) data.X(i, j) = g(rng) + shift[j] * data.y[i];
+    }
+    SelectionOptions opt;
+    opt.method = SelectionMethod::Corr;
+    opt.feature_counts = {3, 1};
+    opt.final_ridge = 1e-3;
+    const SelectionResult r = select_features(*backend, data, opt);
+    EXPECT_EQ(r.subsets[0].selected, (IndexVector{5, 1, 3}));
+    EXPECT_EQ(r.subsets[1].selected, IndexVector{5});
+    EXPECT_EQ(r.iterations, 0);
+    EXPECT_TRUE(r.trace.empty());
+    EXPECT_GT(r.scores[5], r.scores[1]);
+    EXPECT_EQ(r.subsets[0].weights.size(), 3);
+}
+
+// ---- RFE -------------------------------------------------------------------------------------
+
+class Rfe : public ::testing::TestWithParam<BackendKind> {};
+
+// Features with decreasing relevance 0 > 1 > 2 > ... (shift 3, 2, 1, then noise).
+Dataset graded(Index n, Index d, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> g(0.0, 1.0);
+    Dataset data;
+    data.X.resize(n, d);
+    data.y.resize(n);
+    for (Index i = 0; i < n; ++i) {
+        data.y[i] = i % 2 ? 1.0 : -1.0;
+        for (Index j = 0; j < d; ++j)
+            data.X(i, j) = g(rng) + (j < 3 ? double(3 - j) * data.y[i] : 0.0);
+    }
+    return data;
+}
+
+TEST_P(Rfe, RemovesSmallestWeightFirst) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    // Hand-checked: (x1, x2) with +1: (2, 0.1), (2, -0.1); -1: (-2, 0.1), (-2, -0.1), and a
+    // third feature (0.5, 0.5, -0.5, -0.5). The hard-margin SVM uses w = (2a, 0, 0.5a)-like
+    // weights; feature 1 (w = 0) goes first, then feature 2, leaving feature 0.
+    Dataset data;
+    data.X.resize(4, 3);
+    data.X << 2, 0.1, 0.5,  //
+        2, -0.1, 0.5,       //
+        -2, 0.1, -0.5,      //
+        -2, -0.1, -0.5;
+    data.y.resize(4);
+    data.y << 1, 1, -1, -1;
+    SelectionOptions opt;
+    opt.method = SelectionMethod::Rfe;
+    opt.feature_counts = {1, 2};
+    const SelectionResult r = select_features(*backend, data, opt);
+    EXPECT_EQ(r.subsets[0].selected, IndexVector{0});
+    EXPECT_EQ(r.subsets[1].selected, (IndexVector{0, 2}));
+    EXPECT_EQ(r.iterations, 2);
+    ASSERT_EQ(r.trace.size(), 2u);
+    EXPECT_EQ(r.trace[0].n_features, 2);
+    EXPECT_EQ(r.trace[1].n_features, 1);
+    // Ranking scores: d - rank.
+    EXPECT_EQ(r.scores[0], 3.0);
+    EXPECT_EQ(r.scores[2], 2.0);
+    EXPECT_EQ(r.scores[1], 1.0);
+}
+
+// 30 rows x 4 features, feature 2 multiplied by 1e12 (K ~ 1e24). The pure hard margin's first
+// SMO stage used to have box bound 1, some 1e24 times the dual variables, and SMO ran to its
+// 10^7-step cap (seconds; a minute under sanitizers) on gradients that cannot meet the
+// tolerance. With the stages in units of 1 / R^2 both outcomes come at once: feature 2
+// separating the classes is kept, and data it does not separate get the separability verdict.
+TEST_P(Rfe, OneFeatureScaledBy1e12IsFast) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 14);
+    std::normal_distribution<double> g;
+    for (const bool separating : {true, false}) {
+        Dataset data;
+        data.X.resize(30, 4);
+        data.y.resize(30);
+        for (Index i = 0; i < 30; ++i) {
+            data.y[i] = i % 2 ? 1.0 : -1.0;
+            for (Index j = 0; j < 4; ++j) data.X(i, j) = g(rng);
+            data.X(i, separating ? 2 : 0) = 0.5 * data.X(i, separating ? 2 : 0) + 2 * data.y[i];
+            data.X(i, 2) *= 1e12;
+        }
+        SelectionOptions opt;
+        opt.method = SelectionMethod::Rfe;
+        opt.feature_counts = {2};
+        const auto start = std::chrono::steady_clock::now();
+        if (separating) {
+            const SelectionResult r = select_features(*backend, data, opt);
+            EXPECT_EQ(r.status, Status::Success);
+            EXPECT_EQ(r.subsets[0].selected.front(), 2);
+            EXPECT_EQ(r.subsets[0].classifier_status, Status::Success);
+        } else {
+            try {
+                select_features(*backend, data, opt);
+                ADD_FAILURE() << "expected NumericalError";
+            } catch (const NumericalError& e) {
+                EXPECT_NE(std::string(e.what()).find("data not separable"), std::string::npos)
+                    << e.what();
+            }
+        }
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        EXPECT_LT(seconds, 2.0) << "separating " << separating;  // was 4-7 s in Release
+    }
+}
+
+TEST_P(Rfe, OnePassNestedAndFractionHitsEveryCount) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    const Dataset data = graded(40, 60, 4);
+    SelectionOptions opt;
+    opt.method = SelectionMethod::Rfe;
+    opt.ridge = 1e-3;
+    opt.feature_counts = {30, 10, 3};
+    const SelectionResult all = select_features(*backend, data, opt);
+    opt.feature_counts = {10};
+    const SelectionResult ten = select_features(*backend, data, opt);
+    // The same set (the order within the smallest requested count comes from its last round,
+    // the order within larger ones from the later eliminations).
+    IndexVector a = all.subsets[1].selected, b = ten.subsets[0].selected;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(all.subsets[1].selected.front(), ten.subsets[0].selected.front());
+    IndexVector top3 = all.subsets[2].selected;
+    std::sort(top3.begin(), top3.end());
+    EXPECT_EQ(top3, (IndexVector{0, 1, 2}));
+    EXPECT_EQ(all.iterations, 57);  // one feature per round: 60 -> 3
+
+    opt.feature_counts = {30, 10, 3};
+    opt.rfe_fraction = 0.5;
+    const SelectionResult half = select_features(*backend, data, opt);
+    // 60 -> 30 -> 15 -> 10 (clamped) -> 5 -> 3 (clamped): 5 rounds.
+    EXPECT_EQ(half.iterations, 5);
+    ASSERT_EQ(half.trace.size(), 5u);
+    const Index expected[] = {30, 15, 10, 5, 3};
+    for (std::size_t t = 0; t < 5; ++t) EXPECT_EQ(half.trace[t].n_features, expected[t]);
+    for (std::size_t k = 0; k < 3; ++k)
+        EXPECT_EQ(Index(half.subsets[k].selected.size()), opt.feature_counts[k]);
+    top3 = half.subsets[2].selected;
+    std::sort(top3.begin(), top3.end());
+    EXPECT_EQ(top3, (IndexVector{0, 1, 2}));
+}
+
+TEST_P(Rfe, OneVsRestMultiClass) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    // Class k (0, 1, 2) marked by feature 3k + 1 among 12.
+    const Dataset data = testing::marked_classes(36, 12, 3, 1, 8);
+    SelectionOptions opt;
+    opt.method = SelectionMethod::Rfe;
+    opt.feature_counts = {3};
+    const SelectionResult r = select_features(*backend, data, opt);
+    IndexVector selected = r.subsets[0].selected;
+    std::sort(selected.begin(), selected.end());
+    EXPECT_EQ(selected, (IndexVector{1, 4, 7}));
+    EXPECT_EQ(r.subsets[0].classifiers.size(), 3u);
+}
+
+ZN_INSTANTIATE_FOR_BACKENDS(Rfe);
+
+// ---- front end: parsing and validation --------------------------------------------------------
+
+TEST(Selection, ParseAndPrintNames) {
+    for (std::string m : {SelectionMethod::L2Arom, SelectionMethod::L1Arom, SelectionMethod::Rfe,
+                          SelectionMethod::Corr})
+        EXPECT_EQ(zeronorm::find_ranker(m).info().name, m);
+    EXPECT_EQ(parse_multiclass_scheme("ovr"), MulticlassScheme::OneVsRest);
+    EXPECT_EQ(parse_multiclass_scheme("ww"), MulticlassScheme::WestonWatkins);
+    EXPECT_EQ(to_string(MulticlassScheme::WestonWatkins), "ww");
+    try {
+        zeronorm::find_ranker("l0");
+        FAIL();
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("l2-arom, l1-arom, rfe or corr"), std::string::npos);
+    }
+    EXPECT_THROW(parse_multiclass_scheme("1vs1"), InvalidArgument);
+}
+
+// Every registered method says what it is, and a ranker's rank() is select_features with it.
+TEST(MethodRegistry, ListsMethodsWithTheirParameters) {
+    EXPECT_EQ(zeronorm::ranker_names(),
+              (std::vector<std::string>{"l2-arom", "l1-arom", "rfe", "corr"}));
+    EXPECT_EQ(zeronorm::classifier_names(), (std::vector<std::string>{"svm", "l0-svm"}));
+    for (const auto& r : zeronorm::feature_rankers()) {
+        EXPECT_FALSE(r->info().description.empty()) << r->info().name;
+        EXPECT_NE(r->info().citation.find("20"), std::string::npos) << r->info().name;
+    }
+    bool has_fraction = false;
+    for (const auto& p : zeronorm::find_ranker("rfe").info().parameters)
+        has_fraction = has_fraction || (p.flag == "--rfe-fraction" && p.valid == "[0, 1)");
+    EXPECT_TRUE(has_fraction);
+    EXPECT_TRUE(zeronorm::find_ranker("l2-arom").supports_weston_watkins());
+    EXPECT_FALSE(zeronorm::find_ranker("rfe").supports_weston_watkins());
+    EXPECT_EQ(zeronorm::find_classifier("l0-svm").info().parameters.size(), 7u);
+    EXPECT_THROW(zeronorm::find_classifier("rvm"), InvalidArgument);
+}
+
+Dataset small_two_class() {
+    Dataset data;
+    data.X.resize(4, 3);
+    data.X << 1, 0, 2,  //
+        2, 1, 0,        //
+        -1, 0, 1,       //
+        -2, 1, 0;
+    data.y.resize(4);
+    data.y << 1, 1, -1, -1;
+    return data;
+}
+
+// select_features must throw InvalidArgument whose message contains `needle`.
+void expect_invalid(const Dataset& data, const SelectionOptions& opt, const std::string& needle) {
+    auto backend = make_cpu_backend();
+    try {
+        select_features(*backend, data, opt);
+        ADD_FAILURE() << "no exception; expected one mentioning '" << needle << "'";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+            << "message: " << e.what() << "\nexpected to mention: " << needle;
+    }
+}
+
+TEST(Selection, BadOptionsNameTheField) {
+    const Dataset data = small_two_class();
+    const auto with = [](auto change) {
+        SelectionOptions opt;
+        opt.feature_counts = {2};
+        change(opt);
+        return opt;
+    };
+    expect_invalid(data, with([](SelectionOptions& o) { o.feature_counts.clear(); }),
+                   "feature_counts is empty");
+    expect_invalid(data, with([](SelectionOptions& o) { o.feature_counts = {2, 0}; }),
+                   "feature_counts[1] = 0 is outside 1..3");
+    expect_invalid(data, with([](SelectionOptions& o) { o.feature_counts = {4}; }),
+                   "feature_counts[0] = 4 is outside 1..3");
+    expect_invalid(data, with([](SelectionOptions& o) { o.feature_counts = {2, 1, 2}; }),
+                   "feature_counts lists 2 more than once");
+    expect_invalid(data, with([](SelectionOptions& o) { o.C = 0; }), "C must be positive");
+    expect_invalid(data, with([](SelectionOptions& o) { o.C = std::nan(""); }),
+                   "C must be positive");
+    expect_invalid(data, with([](SelectionOptions& o) { o.ridge = -1; }), "ridge must be");
+    expect_invalid(data, with([](SelectionOptions& o) { o.ridge = kInf; }), "ridge must be");
+    expect_invalid(data, with([](SelectionOptions& o) { o.prune_tolerance = 0; }),
+                   "prune_tolerance must be in (0, 1)");
+    expect_invalid(data, with([](SelectionOptions& o) { o.prune_tolerance = 1; }),
+                   "prune_tolerance must be in (0, 1)");
+    expect_invalid(data, with([](SelectionOptions& o) { o.convergence_tolerance = -1; }),
+                   "convergence_tolerance");
+    expect_invalid(data, with([](SelectionOptions& o) { o.max_iterations = 0; }),
+                   "max_iterations must be >= 1");
+    expect_invalid(data, with([](SelectionOptions& o) { o.rfe_fraction = 1.0; }),
+                   "rfe_fraction must be in [0, 1)");
+    expect_invalid(data, with([](SelectionOptions& o) { o.final_C = -2; }),
+                   "final_C must be positive");
+    expect_invalid(data, with([](SelectionOptions& o) { o.final_ridge = std::nan(""); }),
+                   "final_ridge must be finite");
+    expect_invalid(data, with([](SelectionOptions& o) { o.smo.tolerance = 0; }),
+                   "smo.tolerance");
+    expect_invalid(data, with([](SelectionOptions& o) { o.final_smo.max_iterations = -1; }),
+                   "final_smo.max_iterations");
+}
+
+TEST(Selection, BadLabelsSayWhy) {
+    SelectionOptions opt;
+    opt.feature_counts = {1};
+    Dataset data = small_two_class();
+    data.y << 0, 0, 1, 1;
+    expect_invalid(data, opt, "two classes must be labelled -1/+1");
+    data.y << 1, 1, 1, 1;
+    expect_invalid(data, opt, "only one class (+1)");
+    data.y << 0, 2.5, 1, 1;
+    expect_invalid(data, opt, "label of sample 1 is 2.5");
+    data.y << 0, 3, 1, 1;
+    expect_invalid(data, opt, "class 2 of 0..3 has no samples");
+    data.y << 0, 1, 2, 2;
+    opt.multiclass = MulticlassScheme::WestonWatkins;
+    opt.method = SelectionMethod::Rfe;
+    expect_invalid(data, opt, "implemented for l2-arom only, not for rfe");
+}
+
+// A forced pure hard margin (final_C = inf, final_ridge = 0) that cannot be trained on the
+// selected features is reported in the subset; the selection itself is returned.
+TEST(Selection, FinalHardMarginOnInseparableSubsetSaysSo) {
+    auto backend = make_cpu_backend();
+    // x1 separates the classes, x2 is constant. CORR ranks x1 first; a hard-margin classifier on
+    // {x1} exists, one on {x2} alone does not.
+    Dataset data;
+    data.X.resize(4, 2);
+    data.X << 1, 3, 2, 3, -1, 3, -2, 3;
+    data.y.resize(4);
+    data.y << 1, 1, -1, -1;
+    SelectionOptions opt;
+    opt.method = SelectionMethod::Corr;
+    opt.feature_counts = {1};
+    opt.final_C = std::numeric_limits<double>::infinity();
+    opt.final_ridge = 0.0;
+    EXPECT_EQ(select_features(*backend, data, opt).subsets[0].classifier_status, Status::Success);
+    Dataset constant = data;
+    constant.X = data.X.col(1);
+    const FeatureSubset failed = select_features(*backend, constant, opt).subsets[0];
+    EXPECT_EQ(failed.selected, (IndexVector{0}));
+    EXPECT_EQ(failed.classifier_status, Status::NumericalIssue);
+    EXPECT_TRUE(failed.classifiers.empty());
+    EXPECT_EQ(failed.weights.size(), 0);
+    EXPECT_NE(failed.classifier_message.find("final classifier on the 1 selected features"),
+              std::string::npos)
+        << failed.classifier_message;
+    EXPECT_NE(failed.classifier_message.find("data not separable"), std::string::npos);
+    // The default final classifier (finite final_C) trains on the same data.
+    SelectionOptions defaults;
+    defaults.method = SelectionMethod::Corr;
+    defaults.feature_counts = {1};
+    const FeatureSubset trained = select_features(*backend, constant, defaults).subsets[0];
+    EXPECT_EQ(trained.classifier_status, Status::Success);
+    EXPECT_EQ(trained.classifiers.size(), 1u);
+    opt.final_ridge = 0.5;  // the 2-norm soft margin of sec. 3.2 trains (a constant classifier)
+    EXPECT_EQ(select_features(*backend, constant, opt).subsets[0].classifier_status,
+              Status::Success);
+}
+
+// Values near 1e200 are finite, but the linear kernel of them overflows: a NumericalError about
+// the data (not an InvalidArgument about the kernel) for every method.
+TEST(Selection, DataTooLargeForTheKernelIsANumericalError) {
+    auto backend = make_cpu_backend();
+    Dataset data;
+    data.X.resize(4, 2);
+    data.X << 1e200, 3e155, 2e200, -1e155, -1e200, 2e155, -3e200, 1e155;
+    data.y.resize(4);
+    data.y << 1, 1, -1, -1;
+    for (std::string method : {SelectionMethod::L2Arom, SelectionMethod::L1Arom,
+                               SelectionMethod::Rfe, SelectionMethod::Corr}) {
+        SelectionOptions opt;
+        opt.method = method;
+        opt.feature_counts = {1};
+        try {
+            select_features(*backend, data, opt);
+            ADD_FAILURE() << "expected NumericalError for " << method;
+        } catch (const NumericalError& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("too large for the linear kernel"), std::string::npos) << what;
+            EXPECT_NE(what.find("largest |x| is 3e+200 (row 3, column 0"), std::string::npos)
+                << what;
+            EXPECT_NE(what.find("--standardize"), std::string::npos) << what;
+        }
+    }
+    // Standardised (overflow-safe statistics), the same data select and train.
+    data.X = Standardizer::fit(data.X).transform(data.X);
+    SelectionOptions opt;
+    opt.feature_counts = {1};
+    opt.ridge = 0.1;
+    EXPECT_EQ(select_features(*backend, data, opt).subsets[0].classifier_status, Status::Success);
+}
+
+}  // namespace
+}  // namespace zeronorm

@@ -1,0 +1,221 @@
+// SMO with the Newton finish (src/solvers/dense_dual.hpp) against plain SMO run to a much tighter
+// tolerance: same optimum on random problems of every kind the library solves (soft margin,
+// hard margin with a ridge, linear and RBF kernels, duplicated points); unchanged at loose
+// tolerances; and on both backends.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "reference/reference.hpp"
+#include "solvers/dense_dual.hpp"
+#include "support/backends.hpp"
+#include "support/random.hpp"
+#include "zeronorm/core/error.hpp"
+
+namespace zeronorm {
+namespace {
+
+struct Case {
+    KernelType kernel;
+    double C, ridge;
+    Index n, d;
+};
+
+class DenseDual : public ::testing::TestWithParam<BackendKind> {};
+
+TEST_P(DenseDual, NewtonFinishReachesThePlainSmoOptimum) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed());
+    const double inf = std::numeric_limits<double>::infinity();
+    const Case cases[] = {{KernelType::Linear, 1.0, 0.0, 60, 500},
+                          {KernelType::Linear, inf, 1e-3, 50, 2000},
+                          {KernelType::Linear, 0.05, 0.0, 200, 30},
+                          {KernelType::Rbf, 10.0, 0.0, 150, 8},
+                          {KernelType::Rbf, inf, 1e-2, 120, 5}};
+    int newton_used = 0;  // cases finished by the Newton step: fewer SMO iterations than plain
+    for (const Case& c : cases) {
+        SCOPED_TRACE("n " + std::to_string(c.n) + " d " + std::to_string(c.d) + " C " +
+                     std::to_string(c.C));
+        Dataset data = testing::random_two_class(c.n, c.d, rng, 0.3);
+        data.X.row(1) = data.X.row(0);  // a duplicated point (same label): singular Q_FF blocks
+        data.y[1] = data.y[0];
+        KernelSpec spec;
+        spec.type = c.kernel;
+        spec.gamma = 1.0 / double(c.d);
+        const DeviceMatrix X = backend->upload(data.X);
+        const DeviceMatrix K = backend->kernel_matrix(spec, X, X);
+        SmoOptions options;
+        options.C = c.C;
+        options.ridge = c.ridge;
+        options.tolerance = 1e-8;
+        const SmoResult fast = detail::solve_dense_dual(*backend, K, data.y, options);
+        newton_used += fast.iterations < backend->smo().solve(K, data.y, options).iterations;
+        options.tolerance = 1e-12;
+        const SmoResult exact = backend->smo().solve(K, data.y, options);
+        ASSERT_EQ(fast.status, Status::Success);
+        EXPECT_LE(fast.kkt_gap, 1e-8);
+        EXPECT_NEAR(fast.objective, exact.objective, 1e-9 * std::abs(exact.objective));
+        EXPECT_NEAR(fast.bias, exact.bias, 1e-6 * (1.0 + std::abs(exact.bias)));
+        // beta is not unique (the duplicated points can share their weight in any ratio); the
+        // decision values K (beta .* y) + b are.
+        const Matrix K_host = backend->download(K);
+        const Vector f_fast = K_host * fast.beta.cwiseProduct(data.y);
+        const Vector f_exact = K_host * exact.beta.cwiseProduct(data.y);
+        EXPECT_LE((f_fast - f_exact).cwiseAbs().maxCoeff(),
+                  1e-5 * (1.0 + f_exact.cwiseAbs().maxCoeff()));
+        EXPECT_NEAR(fast.beta.dot(data.y), 0.0, 1e-9 * (1.0 + fast.beta.sum()));
+        EXPECT_GE(fast.beta.minCoeff(), 0.0);
+        if (std::isfinite(c.C)) {
+            EXPECT_LE(fast.beta.maxCoeff(), c.C);
+        }
+    }
+    EXPECT_GE(newton_used, 4) << "the Newton finish should succeed on most of these problems";
+}
+
+TEST_P(DenseDual, LooseTolerances) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 1);
+    const Dataset data = testing::random_two_class(80, 40, rng);
+    const DeviceMatrix X = backend->upload(data.X);
+    const DeviceMatrix K = backend->kernel_matrix(KernelSpec{}, X, X);
+    SmoOptions options;
+    // Coarser than the first Newton stage: plain SMO, bit for bit.
+    options.tolerance = 0.2;
+    const SmoResult a = detail::solve_dense_dual(*backend, K, data.y, options);
+    const SmoResult b = backend->smo().solve(K, data.y, options);
+    EXPECT_EQ(a.beta, b.beta);
+    EXPECT_EQ(a.iterations, b.iterations);
+    // LIBSVM's default 1e-3: the answer meets it, and is no worse than plain SMO's.
+    options.tolerance = 1e-3;
+    const SmoResult c = detail::solve_dense_dual(*backend, K, data.y, options);
+    const SmoResult d = backend->smo().solve(K, data.y, options);
+    EXPECT_LE(c.kkt_gap, 1e-3);
+    EXPECT_LE(c.objective, d.objective + 1e-12 * std::abs(d.objective));
+}
+
+// SmoOps::newton_finish_batch against the reference's Newton finish (tests/reference/) from
+// the same coarse SMO points: the same problems finished, the same solutions up to rounding,
+// and those the exact optimum of the dual; on CUDA n = 50 runs on the device and n = 190
+// (beyond a block's shared memory) on the host.
+TEST_P(DenseDual, NewtonFinishBatchMatchesTheReference) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 5);
+    const double inf = std::numeric_limits<double>::infinity();
+    const Case cases[] = {{KernelType::Linear, inf, 1e-3, 50, 400},
+                          {KernelType::Linear, 0.7, 0.0, 40, 400},
+                          {KernelType::Linear, 2.0, 1e-3, 190, 60},
+                          {KernelType::Linear, 0.05, 1e-3, 80, 20}};  // many at the upper bound
+    for (const Case& c : cases) {
+        SCOPED_TRACE("n " + std::to_string(c.n) + " C " + std::to_string(c.C));
+        const Index P = 7;
+        Matrix X(c.n, c.d * P), Y(c.n, P);
+        for (Index p = 0; p < P; ++p) {
+            const Dataset data = testing::random_two_class(c.n, c.d, rng, 0.3);
+            X.middleCols(p * c.d, c.d) = data.X;
+            Y.col(p) = data.y;
+        }
+        const DeviceMatrix dX = backend->upload(X);
+        const DeviceMatrix K =
+            backend->scaled_gram_batch(dX, dX, backend->upload(Matrix::Ones(c.d, P)));
+        const Matrix K_host = backend->download(K);
+        SmoOptions options;
+        options.C = c.C;
+        options.ridge = c.ridge;
+        options.tolerance = 1e-1;
+        Matrix coarse(c.n, P);
+        const std::vector<SmoResult> smo = backend->smo().solve_batch(K, Y, options);
+        for (Index p = 0; p < P; ++p) coarse.col(p) = smo[std::size_t(p)].beta;
+        options.tolerance = 1e-9;
+        std::vector<char> open(std::size_t(P), 1);
+        open[2] = 0;
+        const std::vector<SmoResult> got = backend->smo().newton_finish_batch(K, Y, coarse, options, open);
+        ASSERT_EQ(got.size(), std::size_t(P));
+        EXPECT_EQ(got[2].beta.size(), 0);
+        int finished = 0;
+        for (Index p = 0; p < P; ++p) {
+            if (!open[std::size_t(p)]) continue;
+            const Matrix K_p = K_host.middleCols(p * c.n, c.n);
+            const auto want = reference::newton_finish(K_p, Y.col(p), options.C, options.ridge,
+                                                       options.tolerance, coarse.col(p),
+                                                       detail::kNewtonRounds);
+            const SmoResult& r = got[std::size_t(p)];
+            ASSERT_EQ(r.beta.size() > 0, want.has_value()) << p;
+            if (!want) continue;
+            ++finished;
+            const reference::Dual dual = reference::svm_dual(K_p, Y.col(p), options.C, options.ridge);
+            const double optimum = reference::solve_dual(dual).objective;
+            EXPECT_NEAR(want->objective, optimum, 1e-9 * std::abs(optimum)) << p;
+            EXPECT_LE(reference::kkt_gap(dual, r.beta), 2 * options.tolerance) << p;  // rounding
+            EXPECT_EQ(r.status, Status::Success) << p;
+            EXPECT_LE(r.kkt_gap, options.tolerance) << p;
+            EXPECT_EQ(r.iterations, 0) << p;
+            EXPECT_NEAR(r.objective, want->objective, 1e-10 * std::abs(want->objective)) << p;
+            EXPECT_NEAR(r.bias, want->nu, 1e-7 * (1.0 + std::abs(want->nu))) << p;
+            EXPECT_LT((r.beta - want->beta).cwiseAbs().maxCoeff(),
+                      1e-8 * (1.0 + want->beta.cwiseAbs().maxCoeff()))
+                << p;
+        }
+        // The coarse points are close enough that the active-set rounds finish most problems
+        // (fewer at C = 0.05, where more variables start on the wrong side of the bound).
+        EXPECT_GE(finished, c.C < 0.1 ? 2 : 4);
+    }
+    // Bad operands: a beta outside the box, too few flags.
+    const Matrix Kh = Matrix::Identity(3, 3);
+    const DeviceMatrix K = backend->upload(Kh);
+    Matrix Y(3, 1);
+    Y << 1, -1, 1;
+    SmoOptions options;
+    options.C = 1.0;
+    EXPECT_THROW(backend->smo().newton_finish_batch(K, Y, Matrix::Constant(3, 1, 2.0), options, {1}),
+                 InvalidArgument);
+    EXPECT_THROW(backend->smo().newton_finish_batch(K, Y, Matrix::Zero(3, 1), options, {}),
+                 DimensionMismatch);
+}
+
+// The batched scheme: each problem's result is solve_dense_dual's on it (same stages, same
+// Newton finishes), with warm starts and a problem left out.
+TEST_P(DenseDual, BatchEqualsOneProblemAtATime) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 2);
+    const Index P = 6, n = 50, d = 300;
+    const auto [X, Y] = testing::random_two_class_batch(n, d, P, rng, 0.3);
+    const DeviceMatrix dX = backend->upload(X);
+    const DeviceMatrix K = backend->scaled_gram_batch(dX, dX, backend->upload(Matrix::Ones(d, P)));
+    const Matrix K_host = backend->download(K);
+    SmoOptions options;
+    options.C = std::numeric_limits<double>::infinity();
+    options.ridge = 1e-3;
+    options.tolerance = 1e-8;
+    std::vector<char> active(std::size_t(P), 1);
+    active[4] = 0;
+    const Matrix warm = Matrix::Constant(n, P, 0.01);
+    for (const Matrix* start : {static_cast<const Matrix*>(nullptr), &warm}) {
+        const std::vector<SmoResult> batch =
+            detail::solve_dense_dual_batch(*backend, K, Y, options, start, active);
+        EXPECT_EQ(batch[4].beta.size(), 0);
+        for (Index p = 0; p < P; ++p) {
+            if (!active[std::size_t(p)]) continue;
+            const Vector w = start ? Vector(start->col(p)) : Vector();
+            const DeviceMatrix Kp = backend->upload(Matrix(K_host.middleCols(p * n, n)));
+            const SmoResult one =
+                detail::solve_dense_dual(*backend, Kp, Y.col(p), options, start ? &w : nullptr);
+            const SmoResult& b = batch[std::size_t(p)];
+            EXPECT_EQ(b.status, Status::Success) << p;
+            EXPECT_LE(b.kkt_gap, 1e-8) << p;
+            // Same path up to rounding (on CUDA the batched and single kernels form K (y o beta)
+            // in different summation orders): the same optimum to the tolerance.
+            EXPECT_NEAR(b.objective, one.objective, 1e-9 * std::abs(one.objective)) << p;
+            EXPECT_LT((b.beta - one.beta).cwiseAbs().maxCoeff(), 1e-5 * (1.0 + one.beta.maxCoeff()))
+                << p;
+        }
+    }
+}
+
+ZN_INSTANTIATE_FOR_BACKENDS(DenseDual);
+
+}  // namespace
+}  // namespace zeronorm
