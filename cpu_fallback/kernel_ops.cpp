@@ -5,6 +5,7 @@
 
 #include "core/batch_shapes.hpp"
 #include "core/op_shapes.hpp"
+#include "core/scalar_rules.hpp"
 #include "cpu_backend.hpp"
 #include "zeronorm/core/error.hpp"
 
@@ -27,23 +28,20 @@ void finish_kernel(const KernelSpec& spec, Eigen::Ref<Matrix> dots, const Vector
     switch (spec.type) {
         case KernelType::Linear: return;
         case KernelType::Polynomial:
-            dots = (spec.gamma * dots.array() + spec.coef0).pow(double(spec.degree)).matrix();
+            dots = dots.unaryExpr([&](double dot) {
+                return rules::polynomial_kernel(spec.gamma, spec.coef0, spec.degree, dot);
+            });
             return;
-        case KernelType::SumOfPowers: {
-            Matrix power = dots, sum = dots;
-            for (int t = 2; t <= spec.degree; ++t) {
-                power.array() *= dots.array();
-                sum += power;
-            }
-            dots = sum;
+        case KernelType::SumOfPowers:
+            dots = dots.unaryExpr(
+                [&](double dot) { return rules::sum_of_powers_kernel(spec.degree, dot); });
             return;
-        }
         case KernelType::Rbf:
         case KernelType::WeightedRbf:
             for (Index j = 0; j < dots.cols(); ++j)
                 for (Index i = 0; i < dots.rows(); ++i)
-                    dots(i, j) = std::exp(-spec.gamma *
-                                          std::max(0.0, sq_a[i] + sq_b[j] - 2.0 * dots(i, j)));
+                    dots(i, j) = rules::exponential_kernel(spec.gamma,
+                                                           sq_a[i] + sq_b[j] - 2.0 * dots(i, j));
             return;
         case KernelType::Chi2: break;
     }
@@ -55,13 +53,8 @@ Matrix chi2_kernel(double gamma, const Matrix& A, const Matrix& B) {
     for (Index j = 0; j < B.rows(); ++j)
         for (Index i = 0; i < A.rows(); ++i) {
             double acc = 0.0;
-            for (Index k = 0; k < A.cols(); ++k) {
-                const double sum = A(i, k) + B(j, k);
-                if (sum == 0.0) continue;
-                const double diff = A(i, k) - B(j, k);
-                acc += diff * diff / sum;
-            }
-            K(i, j) = std::exp(-gamma * acc);
+            for (Index k = 0; k < A.cols(); ++k) acc += rules::chi2_term(A(i, k), B(j, k));
+            K(i, j) = rules::exponential_kernel(gamma, acc);
         }
     return K;
 }

@@ -11,7 +11,6 @@
 namespace zeronorm::cpu {
 namespace {
 
-constexpr double kTau = 1e-12;  // LIBSVM's clamp of a non-positive curvature (non-PSD kernels)
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The loops of one iteration over the active set, as free functions of the position k of each
@@ -45,7 +44,7 @@ void curvatures(At at, Index m, double QD_i, const double* __restrict QD,
                 const double* __restrict K_i, double* __restrict a) {
     for (Index k = 0; k < m; ++k) {
         const double a_it = QD_i + QD[at(k)] - 2.0 * K_i[at(k)];
-        a[k] = a_it > 0 ? a_it : kTau;
+        a[k] = rules::pair_curvature(a_it);
     }
 }
 
@@ -223,7 +222,7 @@ private:
         double& a_j = alpha_[j];
         if (y_[i] != y_[j]) {
             double quad = QD_[i] + QD_[j] + 2.0 * Q_ij;
-            if (quad <= 0) quad = kTau;
+            quad = rules::pair_curvature(quad);
             const double delta = (-G_i - G_j) / quad;
             const double diff = a_i - a_j;
             a_i += delta;
@@ -240,7 +239,7 @@ private:
             }
         } else {
             double quad = QD_[i] + QD_[j] - 2.0 * Q_ij;
-            if (quad <= 0) quad = kTau;
+            quad = rules::pair_curvature(quad);
             const double delta = (G_i - G_j) / quad;
             const double sum = a_i + a_j;
             a_i -= delta;

@@ -5,19 +5,12 @@
 // leading dimension = rows. Sizes are in elements.
 #pragma once
 
-// Functions usable on both sides: device code under nvcc, plain host code elsewhere.
-#ifndef ZN_HD
-#ifdef __CUDACC__
-#define ZN_HD __host__ __device__
-#else
-#define ZN_HD
-#endif
-#endif
-
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
+
+#include "core/host_device.hpp"
 
 namespace zeronorm::cuda_detail {
 

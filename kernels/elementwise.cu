@@ -3,6 +3,7 @@
 // element counts; consecutive threads touch consecutive rows (column-major), so accesses coalesce.
 #include <cmath>
 
+#include "core/scalar_rules.hpp"
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
 
@@ -62,6 +63,13 @@ __global__ void scale_columns_kernel(const double* A, i64 rows, i64 cols, const 
     }
 }
 
+// Entry rows[i] of a column, as the standardiser's rule reads it.
+struct RowsOfColumn {
+    const double* column;
+    const i64* rows;
+    ZN_HD double operator()(i64 i) const { return column[rows[i]]; }
+};
+
 // One thread per (split p, column j): the column's mean and scale over the split's training rows
 // (Standardizer's rule: population standard deviation; a constant column is centred on its value
 // with scale 1), then the standardised training and test entries.
@@ -75,29 +83,8 @@ __global__ void split_blocks_kernel(const double* X, i64 N, i64 d, const i64* tr
         const i64* te = test_rows + p * m;
         double mean = 0.0;
         double scale = 1.0;
-        if (standardize) {
-            double sum = 0.0;
-            double lo = col[tr[0]];
-            double hi = lo;
-            for (i64 i = 0; i < n; ++i) {
-                const double v = col[tr[i]];
-                sum += v;
-                lo = fmin(lo, v);
-                hi = fmax(hi, v);
-            }
-            if (lo == hi) {
-                mean = col[tr[0]];
-            } else {
-                mean = sum / static_cast<double>(n);
-                double var = 0.0;
-                for (i64 i = 0; i < n; ++i) {
-                    const double c = col[tr[i]] - mean;
-                    var += c * c;
-                }
-                scale = sqrt(var / static_cast<double>(n));
-                if (!(scale > 0.0)) scale = 1.0;
-            }
-        }
+        if (standardize)
+            rules::mean_and_scale(RowsOfColumn{col, tr}, n, mean, scale);
         for (i64 i = 0; i < n; ++i) train[k * n + i] = (col[tr[i]] - mean) / scale;
         for (i64 i = 0; i < m; ++i) test[k * m + i] = (col[te[i]] - mean) / scale;
     }

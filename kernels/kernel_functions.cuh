@@ -1,26 +1,14 @@
-// Kernel values from a dot product, shared by the device kernels in kernel_matrix.cu and by host
-// checks. Formulas as documented in include/zeronorm/core/kernel.hpp (LIBSVM's meaning of gamma,
-// degree, coef0).
+// Kernel values from a dot product for the device kernels in kernel_matrix.cu, and the tiled
+// kernels' per-thread phases; the formulas themselves are the shared rules of
+// core/scalar_rules.hpp.
 #pragma once
 
 #include <cmath>
 
+#include "core/scalar_rules.hpp"
 #include "device_ops.hpp"
 
 namespace zeronorm::cuda_detail {
-
-// x^e by repeated squaring (as LIBSVM's powi); e < 0 gives 1 / x^|e|.
-ZN_HD inline double powi(double x, int e) {
-    unsigned int k = e < 0 ? 0u - static_cast<unsigned int>(e) : static_cast<unsigned int>(e);
-    double result = 1.0;
-    double base = x;
-    while (k != 0u) {
-        if ((k & 1u) != 0u) result *= base;
-        base *= base;
-        k >>= 1u;
-    }
-    return e < 0 ? 1.0 / result : result;
-}
 
 // k(a, b) from dot = a.b; na = |a|^2, nb = |b|^2 (Rbf only). same_point: a and b are the same
 // sample (the diagonal of a symmetric kernel), whose squared distance is exactly 0.
@@ -28,34 +16,14 @@ ZN_HD inline double kernel_from_dot(const KernelParams& kp, double dot, double n
                                     bool same_point) {
     switch (kp.type) {
         case DeviceKernel::Linear: return dot;
-        case DeviceKernel::Polynomial: return powi(kp.gamma * dot + kp.coef0, kp.degree);
-        case DeviceKernel::SumOfPowers: {
-            // sum_{t=1..degree} dot^t
-            double sum = 0.0;
-            double power = dot;
-            for (int t = 1; t <= kp.degree; ++t) {
-                sum += power;
-                power *= dot;
-            }
-            return sum;
-        }
-        case DeviceKernel::Rbf: {
-            double dist = same_point ? 0.0 : na + nb - 2.0 * dot;
-            if (dist < 0.0) dist = 0.0;  // rounding; NaN stays NaN
-            return exp(-kp.gamma * dist);
-        }
+        case DeviceKernel::Polynomial:
+            return rules::polynomial_kernel(kp.gamma, kp.coef0, kp.degree, dot);
+        case DeviceKernel::SumOfPowers: return rules::sum_of_powers_kernel(kp.degree, dot);
+        case DeviceKernel::Rbf:
+            return rules::exponential_kernel(kp.gamma, same_point ? 0.0 : na + nb - 2.0 * dot);
         case DeviceKernel::Chi2: break;  // no dot-product form
     }
     return NAN;
-}
-
-// One chi-square term (x - y)^2 / (x + y), omitted (0) when x + y = 0. Symmetric in x, y to the
-// bit, so a symmetric chi2 kernel matrix comes out exactly symmetric.
-ZN_HD inline double chi2_term(double x, double y) {
-    const double s = x + y;
-    if (s == 0.0) return 0.0;
-    const double d = x - y;
-    return (d * d) / s;
 }
 
 // ---- per-thread phases of the tiled kernels in kernel_matrix.cu ---------------------------------
@@ -125,7 +93,7 @@ ZN_HD inline void chi2_accumulate(i64 d, i64 f0, int tx, int ty, const Tile& sa,
     const int f_end = d - f0 < kTile ? static_cast<int>(d - f0) : kTile;
     for (int f = 0; f < f_end; ++f) {
         const double a = sa[f][tx];
-        for (int r = 0; r < kPerThread; ++r) acc[r] += chi2_term(a, sb[f][ty + r * kTileRows]);
+        for (int r = 0; r < kPerThread; ++r) acc[r] += rules::chi2_term(a, sb[f][ty + r * kTileRows]);
     }
 }
 
@@ -134,7 +102,7 @@ ZN_HD inline void chi2_store(double gamma, double* K, i64 m, i64 l, i64 row0, i6
     for (int r = 0; r < kPerThread; ++r) {
         const i64 i = row0 + tx;
         const i64 j = col0 + ty + r * kTileRows;
-        if (i < m && j < l) K[i + j * m] = exp(-gamma * acc[r]);
+        if (i < m && j < l) K[i + j * m] = rules::exponential_kernel(gamma, acc[r]);
     }
 }
 

@@ -194,8 +194,8 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
         double up = -INFINITY, low = INFINITY;
         for (int i = threadIdx.x; i < n; i += kThreads) {
             const double v = -y[i] * rhs[i];
-            if (smo_in_up(y[i], beta[i], C)) up = fmax(up, v);
-            if (smo_in_low(y[i], beta[i], C)) low = fmin(low, v);
+            if (in_up(y[i], beta[i], C)) up = fmax(up, v);
+            if (in_low(y[i], beta[i], C)) low = fmin(low, v);
         }
         up = block_reduce(up, Max(), storage, &slot);
         low = block_reduce(low, Min(), storage, &slot);

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/scalar_rules.hpp"
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
 
@@ -43,7 +44,7 @@ __global__ void __launch_bounds__(kThreads)
         double top = 0.0;
         int bad = 0;
         for (i64 j = threadIdx.x; j < d; j += kThreads) {
-            const double u = z[j] * fabs(z[j] * w[j]);
+            const double u = rules::arom_unnormalized(z[j], fabs(z[j] * w[j]));
             if (!isfinite(u)) bad = 1;
             else if (u > top) top = u;
         }
@@ -52,7 +53,7 @@ __global__ void __launch_bounds__(kThreads)
         const int any_bad = __syncthreads_or(bad);
         if (threadIdx.x == 0) {
             s_top = block_top;
-            s_degenerate = any_bad || !(block_top > 0.0) || !isfinite(block_top);
+            s_degenerate = rules::arom_degenerate(block_top, any_bad != 0);
         }
         __syncthreads();
         copy = s_degenerate != 0;
@@ -70,13 +71,12 @@ __global__ void __launch_bounds__(kThreads)
     double change = 0.0;
     i64 survivors = 0;
     for (i64 j = threadIdx.x; j < d; j += kThreads) {
-        const double v = z[j] * fabs(z[j] * w[j]) / top;
-        out_normalized[j] = v;
-        const bool keep = v > prune_tolerance;
-        out_next[j] = keep ? v : 0.0;
-        survivors += keep ? 1 : 0;
-        const double c = fabs(v - z[j]);
-        if (c > change) change = c;
+        const rules::AromEntry entry = rules::arom_entry(
+            rules::arom_unnormalized(z[j], fabs(z[j] * w[j])), top, z[j], prune_tolerance);
+        out_normalized[j] = entry.normalized;
+        out_next[j] = entry.next;
+        survivors += entry.keep ? 1 : 0;
+        if (entry.change > change) change = entry.change;
     }
     const double block_change = DoubleReduce(scratch.real).Reduce(change, MaxOp());
     __syncthreads();

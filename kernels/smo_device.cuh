@@ -19,11 +19,10 @@
 #include <cmath>
 #include <cstddef>
 
+#include "core/scalar_rules.hpp"
 #include "device_ops.hpp"
 
 namespace zeronorm::cuda_detail {
-
-constexpr double kSmoTau = 1e-12;
 
 ZN_HD inline double smo_inf() { return HUGE_VAL; }
 
@@ -32,8 +31,8 @@ ZN_HD inline const double* smo_column(const SmoDeviceProblem& p, int col) {
     return p.K + static_cast<std::size_t>(col) * static_cast<std::size_t>(p.n);
 }
 
-ZN_HD inline bool smo_in_up(double y, double beta, double C) { return y > 0 ? beta < C : beta > 0; }
-ZN_HD inline bool smo_in_low(double y, double beta, double C) { return y > 0 ? beta > 0 : beta < C; }
+using rules::in_low;
+using rules::in_up;
 
 // (value, index) with the larger value winning, ties to the larger index; NaN never wins.
 struct SmoSelectI {
@@ -78,7 +77,7 @@ ZN_HD inline SmoSelectI smo_select_i_thread(const SmoDeviceProblem& p, int tid, 
     SmoSelectI best = smo_identity_i();
     for (int t = tid; t < p.n; t += n_threads) {
         const double yt = p.y[t];
-        if (!smo_in_up(yt, p.beta[t], p.C)) continue;
+        if (!in_up(yt, p.beta[t], p.C)) continue;
         const double v = -yt * p.G[t];
         if (v > best.Gmax || (v == best.Gmax && t > best.i)) best = SmoSelectI{v, t};
     }
@@ -93,13 +92,13 @@ ZN_HD inline SmoSelectJ smo_select_j_thread(const SmoDeviceProblem& p, int i, do
     const double QDi = i >= 0 ? p.QD[i] : 0.0;
     for (int t = tid; t < p.n; t += n_threads) {
         const double yt = p.y[t];
-        if (!smo_in_low(yt, p.beta[t], p.C)) continue;
+        if (!in_low(yt, p.beta[t], p.C)) continue;
         const double ytGt = yt * p.G[t];
         if (ytGt >= best.Gmax2) best.Gmax2 = ytGt;
         const double grad_diff = Gmax + ytGt;  // b_it; > 0 excludes t = i
         if (grad_diff > 0 && Ki != nullptr) {
             double quad = QDi + p.QD[t] - 2.0 * Ki[t];
-            if (!(quad > 0)) quad = kSmoTau;
+            quad = rules::pair_curvature(quad);
             const double obj = -(grad_diff * grad_diff) / quad;
             if (obj < best.obj_min || (obj == best.obj_min && t > best.j)) {
                 best.obj_min = obj;
@@ -128,7 +127,7 @@ ZN_HD inline SmoStep smo_update_pair(const SmoDeviceProblem& p, int i, int j) {
     double aj = old_j;
     if (yi != yj) {
         double quad = p.QD[i] + p.QD[j] + 2.0 * Qij;
-        if (!(quad > 0)) quad = kSmoTau;
+        quad = rules::pair_curvature(quad);
         const double delta = (-p.G[i] - p.G[j]) / quad;
         const double diff = ai - aj;
         ai += delta;
@@ -159,7 +158,7 @@ ZN_HD inline SmoStep smo_update_pair(const SmoDeviceProblem& p, int i, int j) {
         }
     } else {
         double quad = p.QD[i] + p.QD[j] - 2.0 * Qij;
-        if (!(quad > 0)) quad = kSmoTau;
+        quad = rules::pair_curvature(quad);
         const double delta = (p.G[i] - p.G[j]) / quad;
         const double sum = ai + aj;
         ai -= delta;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/scalar_rules.hpp"
 #include "zeronorm/core/error.hpp"
 
 namespace zeronorm {
@@ -61,13 +62,8 @@ double kernel_value(const KernelSpec& spec, const double* a, Index a_stride, con
             for (Index k = 0; k < d; ++k) acc += a[k * a_stride] * b[k * b_stride];
             if (spec.type == KernelType::Linear) return acc;
             if (spec.type == KernelType::Polynomial)
-                return std::pow(spec.gamma * acc + spec.coef0, spec.degree);
-            double power = 1.0, sum = 0.0;
-            for (int t = 1; t <= spec.degree; ++t) {
-                power *= acc;
-                sum += power;
-            }
-            return sum;
+                return rules::polynomial_kernel(spec.gamma, spec.coef0, spec.degree, acc);
+            return rules::sum_of_powers_kernel(spec.degree, acc);
         }
         case KernelType::Rbf:
         case KernelType::WeightedRbf: {
@@ -76,16 +72,11 @@ double kernel_value(const KernelSpec& spec, const double* a, Index a_stride, con
                 const double weight = spec.type == KernelType::WeightedRbf ? spec.theta[k] : 1.0;
                 acc += weight * diff * diff;
             }
-            return std::exp(-spec.gamma * acc);
+            return rules::exponential_kernel(spec.gamma, acc);
         }
         case KernelType::Chi2: {
-            for (Index k = 0; k < d; ++k) {
-                const double sum = a[k * a_stride] + b[k * b_stride];
-                if (sum == 0.0) continue;
-                const double diff = a[k * a_stride] - b[k * b_stride];
-                acc += diff * diff / sum;
-            }
-            return std::exp(-spec.gamma * acc);
+            for (Index k = 0; k < d; ++k) acc += rules::chi2_term(a[k * a_stride], b[k * b_stride]);
+            return rules::exponential_kernel(spec.gamma, acc);
         }
     }
     return 0.0;

@@ -1,33 +1,20 @@
 #include "zeronorm/core/preprocess.hpp"
 
 #include <cmath>
+#include <cstdint>
 
+#include "core/scalar_rules.hpp"
 #include "zeronorm/core/error.hpp"
 
 namespace zeronorm {
 namespace {
 
-// Mean and population standard deviation of v (two-pass for accuracy). A constant vector gets
-// scale 1: testing max == min, not sd == 0, because summation rounding leaves a tiny sd > 0
-// for e.g. n copies of 0.1, and dividing by it would blow rounding noise up to O(1).
-// The sums run on v / 2^e with 2^e near max|v|, so finite data up to the largest double neither
-// overflow (a sum of values near 1e300, a square of 1e155) nor lose digits; dividing by a power
-// of two is exact, so ordinary data get the same bits as without it.
+// Mean and population standard deviation of v, the rule shared with the CUDA backend's
+// split standardiser (core/scalar_rules.hpp).
 template <class V>
 void mean_and_scale(const V& v, double& mean, double& scale) {
-    const auto n = static_cast<double>(v.size());
-    if (v.maxCoeff() == v.minCoeff()) {
-        mean = v(0);
-        scale = 1.0;
-        return;
-    }
-    const int exponent = std::ilogb(v.cwiseAbs().maxCoeff());
-    const auto u = (v.array() * std::ldexp(1.0, -exponent)).eval();
-    const double u_mean = u.sum() / n;
-    const double u_sd = std::sqrt((u - u_mean).square().sum() / n);
-    mean = std::ldexp(u_mean, exponent);
-    scale = std::ldexp(u_sd, exponent);
-    if (!(scale > 0) || !std::isfinite(scale)) scale = 1.0;
+    rules::mean_and_scale([&v](std::int64_t i) { return v(static_cast<Index>(i)); },
+                          static_cast<std::int64_t>(v.size()), mean, scale);
 }
 
 void expect_finite(const Matrix& X, const char* who) {

@@ -5,14 +5,14 @@
 
 #include <cstdint>
 
+#include "core/scalar_rules.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
 
 namespace zeronorm::smo_detail {
 
-// The index sets of the KKT conditions: I_up = {t : y_t = +1, beta_t < C} u {t : y_t = -1,
-// beta_t > 0} and I_low = {t : y_t = +1, beta_t > 0} u {t : y_t = -1, beta_t < C}.
-inline bool in_up(double y, double beta, double C) { return y > 0 ? beta < C : beta > 0; }
-inline bool in_low(double y, double beta, double C) { return y > 0 ? beta > 0 : beta < C; }
+// The index sets of the KKT conditions, I_up and I_low (core/scalar_rules.hpp).
+using rules::in_low;
+using rules::in_up;
 
 // SMO steps allowed: options.max_iterations when positive, else max(10^7, 100 n) as LIBSVM.
 std::int64_t smo_iteration_cap(const SmoOptions& options, Index n);

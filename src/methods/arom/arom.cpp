@@ -28,14 +28,14 @@
 // its column is compacted out of X (select_columns), so later iterations cost less.
 #include "methods/arom/arom.hpp"
 
-#include "methods/machine_fits.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <numeric>
 #include <sstream>
 
+#include "core/scalar_rules.hpp"
+#include "methods/machine_fits.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/solvers/lp_svm.hpp"
 #include "zeronorm/solvers/ww_svm.hpp"
@@ -46,23 +46,23 @@ AromUpdate arom_update(const Vector& z, const Vector& w_abs_sum, double prune_to
     ZN_EXPECTS_DIM(z.size() == w_abs_sum.size(), "arom_update: z has " << z.size()
                                                      << " entries but |w| has " << w_abs_sum.size());
     AromUpdate out;
-    const Vector u = z.cwiseProduct(w_abs_sum.cwiseAbs());
+    const Vector u = z.binaryExpr(w_abs_sum.cwiseAbs(), &rules::arom_unnormalized);
     const double top = u.size() > 0 ? u.maxCoeff() : 0.0;
-    if (!(top > 0.0) || !std::isfinite(top) || !u.allFinite()) {
+    if (rules::arom_degenerate(top, !u.allFinite())) {
         out.degenerate = true;
         out.normalized = z;
         out.z = z;
         for (Index j = 0; j < z.size(); ++j) out.keep.push_back(j);
         return out;
     }
-    out.normalized = u / top;
-    out.z = out.normalized;
-    out.max_change = (out.normalized - z).cwiseAbs().maxCoeff();
+    out.normalized.resize(u.size());
+    out.z.resize(u.size());
     for (Index j = 0; j < u.size(); ++j) {
-        if (out.normalized[j] > prune_tolerance)
-            out.keep.push_back(j);
-        else
-            out.z[j] = 0.0;
+        const rules::AromEntry entry = rules::arom_entry(u[j], top, z[j], prune_tolerance);
+        out.normalized[j] = entry.normalized;
+        out.z[j] = entry.next;
+        out.max_change = std::max(out.max_change, entry.change);
+        if (entry.keep) out.keep.push_back(j);
     }
     return out;
 }
