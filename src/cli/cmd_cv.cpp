@@ -9,10 +9,10 @@
 //
 // The run has three steps so that new resampling schemes or methods only touch one of them:
 // make_folds() (how rows are split), evaluate_*() (what is trained) and report_*().
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli.hpp"
+#include "zeronorm/io/json.hpp"
 #include "zeronorm/evaluation/cross_validation.hpp"
 #include "zeronorm/evaluation/evaluation.hpp"
 #include "zeronorm/evaluation/model_selection.hpp"
@@ -212,34 +212,20 @@ private:
         const double fits = double(result.splits.size()) *
                             (grid ? double(folds) * double(svm.C_grid.size()) + 1.0 : 1.0);
         if (common.json) {
-            nlohmann::ordered_json j;
+            Json j;
             j["method"] = "svm";
-            j["folds"] = errors.size();
-            j["mean_error"] = result.mean_error;
-            j["std_error"] = result.std_error;
-            j["fold_errors"] = errors;
-            j["results"] = nlohmann::ordered_json::array(
-                {{{"features", data.n_features()},
-                  {"mean_error", result.mean_error},
-                  {"std_error", result.std_error}}});
+            j.update(to_json(result));
+            j["results"] = Json::array({{{"features", data.n_features()},
+                                         {"mean_error", result.mean_error},
+                                         {"std_error", result.std_error}}});
             if (grid) {
                 j["C_grid"] = svm.C_grid;
                 j["inner_folds"] = folds;
-                j["chosen_C"] = chosen;
+            } else {
+                j.erase("chosen_C");
             }
             j["seed"] = common.seed;
-            j["converged"] = result.status == Status::Success;
-            j["status"] = to_string(result.status);
-            j["seconds"] = result.seconds;
             j["fits_per_second"] = fits / result.seconds;
-            j["schedule"] = result.batched ? "batched" : "per-split";
-            if (result.batched) {
-                const SvmBatchPhaseSeconds& b = result.batch_phases;
-                j["batch_seconds"] = {{"data", b.data},
-                                      {"kernels", b.kernels},
-                                      {"inner", b.inner},
-                                      {"final", b.final}};
-            }
             finish(j.dump() + "\n");
             return;
         }
@@ -261,30 +247,12 @@ private:
     void report_path(const SelectionEvaluation& result) {
         const double fits = double(result.splits.size());
         if (common.json) {
-            nlohmann::ordered_json j;
+            Json j;
             j["method"] = selection.method;
-            j["splits"] = result.splits.size();
-            nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-            for (const PathPoint& p : result.path)
-                rows.push_back({{"features", p.n_features},
-                                {"mean_error", p.mean_error},
-                                {"std_error", p.std_error},
-                                {"failed_classifiers", p.failed_classifiers}});
-            j["results"] = std::move(rows);
+            j.update(to_json(result));
             j["seed"] = common.seed;
-            j["converged"] = result.status == Status::Success;
-            j["status"] = to_string(result.status);
-            j["seconds"] = result.seconds;
             j["splits_per_second"] = fits / result.seconds;
-            j["schedule"] = result.batched ? "batched" : "per-split";
             j["precision"] = precision;
-            if (result.batched) {
-                const BatchPhaseSeconds& b = result.batch_phases;
-                j["batch_seconds"] = {{"data", b.data},       {"gram", b.gram},
-                                      {"smo", b.smo},         {"weights", b.weights},
-                                      {"paths", b.paths},     {"final_classifiers", b.final_classifiers},
-                                      {"iterations", b.iterations}};
-            }
             finish(j.dump() + "\n");
             return;
         }

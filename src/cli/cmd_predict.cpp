@@ -5,11 +5,11 @@
 #include <charconv>
 #include <cmath>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
 #include "cli.hpp"
+#include "zeronorm/io/json.hpp"
 #include "zeronorm/io/model_io.hpp"
 
 namespace zeronorm::cli {
@@ -51,7 +51,7 @@ std::optional<Vector> labels_in_model_coding(const Dataset& data, const ModelFil
 }
 
 // A label as a JSON number when it is one, else as a string.
-nlohmann::ordered_json label_json(const std::string& text) {
+Json label_json(const std::string& text) {
     long long v = 0;
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec == std::errc() && ptr == text.data() + text.size()) return v;
@@ -59,7 +59,7 @@ nlohmann::ordered_json label_json(const std::string& text) {
 }
 
 // Expansion points in the model (summed over one-vs-rest machines); null for linear rules.
-nlohmann::ordered_json support_count(const ModelFile& file) {
+Json support_count(const ModelFile& file) {
     switch (file.kind) {
     case ModelKind::OneVsRest: {
         Index n = 0;
@@ -130,12 +130,12 @@ public:
         }
 
         if (common.json) {
-            nlohmann::ordered_json j;
-            nlohmann::ordered_json p = nlohmann::ordered_json::array();
+            Json j;
+            Json p = Json::array();
             for (const auto& l : labels) p.push_back(label_json(l));
             j["predictions"] = std::move(p);
-            j["error_rate"] = error ? nlohmann::ordered_json(*error) : nlohmann::ordered_json();
-            j["n_errors"] = error ? nlohmann::ordered_json(n_errors) : nlohmann::ordered_json();
+            j["error_rate"] = error ? Json(*error) : Json();
+            j["n_errors"] = error ? Json(n_errors) : Json();
             j["n_samples"] = data.n_samples();
             j["method"] = file.method.empty() ? std::string("svm") : file.method.name;
             j["kind"] = to_string(file.kind);

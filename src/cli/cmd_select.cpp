@@ -2,11 +2,11 @@
 // CORR) for one or more feature counts in one run; --model saves the final classifier of the
 // largest count with its columns, for 'zeronorm predict' on the full data.
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
 #include "cli.hpp"
+#include "zeronorm/io/json.hpp"
 #include "zeronorm/io/file_output.hpp"
 #include "zeronorm/io/model_builders.hpp"
 #include "zeronorm/methods/methods.hpp"
@@ -111,41 +111,12 @@ private:
     }
 
     void report(const Dataset& data, const SelectionResult& result) {
-        const auto to_list = [](const IndexVector& v) {
-            return std::vector<long long>(v.begin(), v.end());
-        };
-        const auto weights = [](const Vector& w) {
-            return std::vector<double>(w.data(), w.data() + w.size());
-        };
         if (common.json) {
-            nlohmann::ordered_json j;
+            Json j;
             j["method"] = selection.method;
             j["n_samples"] = data.n_samples();
             j["n_features"] = data.n_features();
-            const FeatureSubset* first = result.subsets.empty() ? nullptr : &result.subsets.front();
-            j["selected"] = first ? to_list(first->selected) : std::vector<long long>{};
-            j["weights"] = first ? weights(first->weights) : std::vector<double>{};
-            if (first && !data.feature_names.empty()) {
-                std::vector<std::string> names;
-                for (const Index c : first->selected)
-                    names.push_back(column_label(data.feature_names, c));
-                j["selected_names"] = names;
-            }
-            nlohmann::ordered_json subsets = nlohmann::ordered_json::array();
-            for (const auto& s : result.subsets) {
-                nlohmann::ordered_json o;
-                o["features"] = s.n_features;
-                o["selected"] = to_list(s.selected);
-                o["weights"] = weights(s.weights);
-                o["classifier_status"] = to_string(s.classifier_status);
-                if (!s.classifier_message.empty()) o["classifier_message"] = s.classifier_message;
-                subsets.push_back(std::move(o));
-            }
-            j["subsets"] = std::move(subsets);
-            j["iterations"] = result.iterations;
-            j["converged"] = result.status == Status::Success;
-            j["status"] = to_string(result.status);
-            j["seconds"] = result.seconds;
+            j.update(to_json(result, data.feature_names));
             finish(j.dump() + "\n", model_file_.get(), model_text_);
             return;
         }

@@ -6,10 +6,10 @@
 // points as support vectors, alpha as coefficients) plus a "method l0-svm ..." line, so
 // `zeronorm predict` uses it unchanged and evaluates only the sparse terms.
 #include <cmath>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli.hpp"
+#include "zeronorm/io/json.hpp"
 #include "zeronorm/io/model_builders.hpp"
 #include "zeronorm/io/model_io.hpp"
 #include "zeronorm/methods/methods.hpp"
@@ -169,9 +169,8 @@ private:
             warning(std::string("the solver stopped with status ") + to_string(result.smo.status));
         file.model = result.model;
 
-        const bool converged = result.smo.status == Status::Success;
         if (common.json) {
-            nlohmann::ordered_json j;
+            Json j;
             j["model"] = model_path;
             j["method"] = "svm";
             j["kernel"] = to_string(options.kernel.type);
@@ -180,13 +179,7 @@ private:
             j["ridge"] = options.smo.ridge;
             j["n_samples"] = data.n_samples();
             j["n_features"] = data.n_features();
-            j["n_support"] = result.model.n_support();
-            j["objective"] = result.smo.objective;
-            j["kkt_gap"] = result.smo.kkt_gap;
-            j["iterations"] = result.smo.iterations;
-            j["converged"] = converged;
-            j["status"] = to_string(result.smo.status);
-            j["bias"] = result.model.bias;
+            j.update(to_json(result));
             j["train_seconds"] = result.seconds;
             j["backend"] = backend.description();
             save(file, j.dump() + "\n");
@@ -240,11 +233,8 @@ private:
         file.method = std::move(built.method);
 
         const double objective = result.trace.empty() ? 0.0 : result.trace.back().objective;
-        std::int64_t smo_iterations = 0;
-        for (const auto& step : result.trace) smo_iterations += step.smo_iterations;
-        const bool converged = result.status == Status::Success;
         if (common.json) {
-            nlohmann::ordered_json j;
+            Json j;
             j["model"] = model_path;
             j["method"] = "l0-svm";
             j["p"] = options.p;
@@ -256,22 +246,7 @@ private:
             j["epsilon"] = options.epsilon;
             j["n_samples"] = data.n_samples();
             j["n_features"] = data.n_features();
-            // Distinct expansion points (identical training points merged) and the training
-            // points with alpha_i != 0, the count comparable with LIBSVM's support vectors.
-            j["n_support"] = result.model.n_terms();
-            j["n_expansion_terms"] = result.model.n_terms();
-            j["n_support_points"] = result.n_support_points;
-            j["objective"] = objective;
-            j["iterations"] = result.iterations;
-            j["smo_iterations"] = smo_iterations;
-            j["converged"] = converged;
-            j["status"] = to_string(result.status);
-            if (!result.message.empty()) j["message"] = result.message;
-            j["bias"] = result.model.bias;
-            nlohmann::ordered_json active = nlohmann::ordered_json::array();
-            for (const auto& step : result.trace) active.push_back(step.active_terms);
-            j["active_terms"] = std::move(active);  // m at the start of each outer step
-            j["training_indices"] = result.model.training_indices;
+            j.update(to_json(result));
             j["train_seconds"] = result.seconds;
             j["backend"] = backend.description();
             save(file, j.dump() + "\n");
