@@ -20,6 +20,7 @@
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/preprocess.hpp"
 #include "zeronorm/io/file_output.hpp"
+#include "zeronorm/methods/methods.hpp"
 #include "zeronorm/methods/selection.hpp"
 #include "zeronorm/solvers/svm.hpp"
 
@@ -120,6 +121,31 @@ private:
     CLI::Option* tolerance_option_ = nullptr;
 };
 
+// Library option fields and the flags that set them, e.g. {"smo.C", "--C"}.
+using FlagNames = std::vector<std::pair<std::string, std::string>>;
+
+// The flags of registered methods' own parameters (MethodInfo::parameters), declared once each
+// from the registry; a method's values reach it as Parameters (text, parsed by the method).
+class MethodFlags {
+public:
+    void add_to(CLI::App& app, const std::vector<const MethodInfo*>& methods);
+    // The values of the given flags, all of which `method` must take (InvalidArgument naming a
+    // flag given for another method).
+    Parameters parameters_for(const MethodInfo& method) const;
+    // Parameter names with their flags, for validate_flags.
+    FlagNames flag_names() const;
+
+private:
+    struct Flag {
+        ParameterInfo info;
+        std::vector<std::string> methods;  // the methods taking it
+        std::string text;
+        bool on = false;  // Type::Flag
+        CLI::Option* option = nullptr;
+    };
+    std::vector<std::unique_ptr<Flag>> flags_;  // stable addresses: CLI11 binds to them
+};
+
 class Command {
 public:
     virtual ~Command() = default;
@@ -152,8 +178,6 @@ inline bool given(const CLI::Option* option) {
     return option != nullptr && option->count() > 0;
 }
 
-// Library option fields and the flags that set them, e.g. {"smo.C", "--C"}.
-using FlagNames = std::vector<std::pair<std::string, std::string>>;
 extern const FlagNames svm_flag_names;
 // Runs `validate`; an InvalidArgument whose message starts with a field of `names` is re-raised
 // with the flag in its place ("smo.C must be positive" -> "--C must be positive").

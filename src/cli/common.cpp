@@ -359,4 +359,55 @@ SelectionOptions SelectionCliOptions::build() const {
     return options;
 }
 
+void MethodFlags::add_to(CLI::App& app, const std::vector<const MethodInfo*>& methods) {
+    for (const MethodInfo* method : methods)
+        for (const ParameterInfo& p : method->parameters) {
+            auto same = std::find_if(flags_.begin(), flags_.end(),
+                                     [&](const auto& f) { return f->info.flag == p.flag; });
+            if (same != flags_.end()) {
+                (*same)->methods.push_back(method->name);
+                continue;
+            }
+            auto flag = std::make_unique<Flag>();
+            flag->info = p;
+            flag->methods = {method->name};
+            const std::string help = method->name + ": " + p.help + " (default " +
+                                     p.default_value + (p.valid.empty() ? "" : "; " + p.valid) +
+                                     ")";
+            if (p.type == ParameterInfo::Type::Flag) {
+                flag->option = app.add_flag(p.flag, flag->on, help);
+            } else {
+                flag->option = app.add_option(p.flag, flag->text, help);
+                if (p.type == ParameterInfo::Type::Choice)
+                    flag->option->check(CLI::IsMember(p.choices));
+            }
+            flags_.push_back(std::move(flag));
+        }
+}
+
+Parameters MethodFlags::parameters_for(const MethodInfo& method) const {
+    Parameters out;
+    for (const auto& flag : flags_) {
+        if (!given(flag->option)) continue;
+        const bool taken = std::find(flag->methods.begin(), flag->methods.end(), method.name) !=
+                           flag->methods.end();
+        if (!taken) {
+            std::string owners;
+            for (const std::string& m : flag->methods) owners += (owners.empty() ? "" : ", ") + m;
+            throw InvalidArgument("only --method " + owners + " takes " + flag->info.flag +
+                                  " (not " + method.name + ")");
+        }
+        out[flag->info.name] =
+            flag->info.type == ParameterInfo::Type::Flag ? (flag->on ? "true" : "false")
+                                                         : flag->text;
+    }
+    return out;
+}
+
+FlagNames MethodFlags::flag_names() const {
+    FlagNames names;
+    for (const auto& flag : flags_) names.emplace_back(flag->info.name, flag->info.flag);
+    return names;
+}
+
 }  // namespace zeronorm::cli

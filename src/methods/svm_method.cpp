@@ -1,5 +1,6 @@
 // Registration of the L2-norm SVM (svm.cpp) as a classifier.
 #include "methods/method_registry.hpp"
+#include "zeronorm/io/json.hpp"
 
 namespace zeronorm {
 namespace {
@@ -20,6 +21,7 @@ public:
         out.status = r.smo.status;
         out.iterations = r.smo.iterations;
         out.seconds = r.seconds;
+        out.report = to_json(r);
         return out;
     }
 };

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "zeronorm/core/backend.hpp"
+#include "zeronorm/io/json.hpp"
+#include "zeronorm/io/model_io.hpp"
 #include "zeronorm/methods/selection.hpp"
 #include "zeronorm/solvers/svm.hpp"
 
@@ -69,9 +71,12 @@ using Parameters = std::map<std::string, std::string>;
 // A trained two-class classifier, in the form a model file stores.
 struct TrainedClassifier {
     SvmModel model;             // f(x) = sum_i coef_i k(x, x_i) + b
+    ModelKind model_kind = ModelKind::KernelExpansion;  // how a model file stores it
     std::string method;         // the classifier's name
     // What the model file records about the method (empty for the plain SVM).
     std::vector<std::pair<std::string, std::string>> model_parameters;
+    // The trainer's result in JSON form (to_json), led by the method's parameters.
+    Json report;
     Status status = Status::Success;
     std::string message;        // how training ended, when not plainly converged
     std::int64_t iterations = 0;
@@ -86,7 +91,10 @@ public:
     virtual const MethodInfo& info() const = 0;
     // True when the method takes svm.smo.C and svm.smo.ridge (-C, --ridge).
     virtual bool uses_box_and_ridge() const { return true; }
-    // Labels +-1 with both classes present. Throws InvalidArgument for bad input or parameters.
+    // The SMO settings the method runs with unless the caller sets others in svm.smo.
+    virtual SmoSettings smo_defaults() const { return SmoSettings{}; }
+    // Labels +-1 with both classes present. Throws InvalidArgument for bad input or parameters,
+    // naming the parameter (ParameterInfo::name) or the SvmOptions field.
     virtual TrainedClassifier train(Backend& backend, const Dataset& data, const SvmOptions& svm,
                                     const Parameters& parameters) const = 0;
 };

@@ -3,6 +3,7 @@
 
 #include "methods/method_registry.hpp"
 #include "zeronorm/core/error.hpp"
+#include "zeronorm/io/json.hpp"
 #include "zeronorm/io/model_builders.hpp"
 #include "zeronorm/methods/sparse_svm.hpp"
 
@@ -49,6 +50,7 @@ public:
         return info;
     }
     bool uses_box_and_ridge() const override { return false; }
+    SmoSettings smo_defaults() const override { return SparseSvmOptions{}.smo; }
 
     TrainedClassifier train(Backend& backend, const Dataset& data, const SvmOptions& svm,
                             const Parameters& parameters) const override {
@@ -62,20 +64,38 @@ public:
         options.epsilon = real_parameter(parameters, "epsilon", options.epsilon);
         options.max_iterations =
             int(real_parameter(parameters, "max_iterations", options.max_iterations));
+        options.smo = svm.smo;
+        try {
+            options.validate(data.n_features());
+        } catch (const InvalidArgument& e) {
+            // Name the parameter as info() lists it ("C_alpha ...", "smo.tolerance ...").
+            const std::string prefix = "SparseSvmOptions.";
+            const std::string message = e.what();
+            if (message.compare(0, prefix.size(), prefix) != 0) throw;
+            throw InvalidArgument(message.substr(prefix.size()));
+        }
         const bool keep = parameters.count("keep_degenerate") &&
                           parameters.at("keep_degenerate") == "true";
         const SparseSvmResult r = train_sparse_svm(backend, data, options);
         if (r.model.n_terms() == 0 && !keep)
             throw NumericalError("the sparse SVM pruned every coefficient: " + r.message +
-                                 "; no model (keep_degenerate keeps this one-class model)");
+                                 "; no model written (keep_degenerate, --keep-degenerate, keeps "
+                                 "this one-class model)");
         TrainedClassifier out;
         out.model = r.model.to_svm_model();
+        out.model_kind = ModelKind::SparseExpansion;
         out.method = info().name;
         out.model_parameters = model_file(r, options).method.parameters;
         out.status = r.status;
         out.message = r.message;
         out.iterations = r.iterations;
         out.seconds = r.seconds;
+        out.report = {{"p", options.p},
+                      {"variant", to_string(options.variant)},
+                      {"C_xi", options.C_xi},
+                      {"C_alpha", options.C_alpha},
+                      {"epsilon", options.epsilon}};
+        out.report.update(to_json(r));
         return out;
     }
 };
