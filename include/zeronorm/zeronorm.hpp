@@ -16,6 +16,7 @@
 #include "zeronorm/io/io.hpp"
 #include "zeronorm/io/model_builders.hpp"
 #include "zeronorm/io/model_io.hpp"
+#include "zeronorm/methods/dc_svm.hpp"
 #include "zeronorm/methods/methods.hpp"
 #include "zeronorm/methods/polynomial_arom.hpp"
 #include "zeronorm/methods/selection.hpp"

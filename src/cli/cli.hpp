@@ -96,6 +96,8 @@ struct SelectionCliOptions {
     double ridge = 0.0;
     std::string multiclass = "ovr";
     double rfe_fraction = 0.0;
+    // fsv, l2-l1-svm, l2-l0-svm (DcOptions' defaults).
+    DcOptions dc;
     std::int64_t max_iterations = 1000;
     // SelectionOptions' defaults: a soft margin that trains on inseparable data.
     double final_C = 100.0;

@@ -1,5 +1,6 @@
 // zeronorm select DATA --method M --features R[,R2,...]: linear feature selection (AROM, RFE,
-// CORR) for one or more feature counts in one run; --model saves the final classifier of the
+// CORR, FSV, l2-l1/l2-l0-SVM, RLP) for one or more feature counts in one run (fsv, l2-l1-svm,
+// l2-l0-svm and rlp without --features: their own support); --model saves the final classifier of the
 // largest count with its columns, for 'zeronorm predict' on the full data.
 #include <algorithm>
 #include <optional>
@@ -18,9 +19,11 @@ namespace {
 class SelectCommand : public Command {
 public:
     explicit SelectCommand(CLI::App& parent) {
-        app = parent.add_subcommand("select", "Select features (l2-AROM, l1-AROM, RFE, CORR)");
+        app = parent.add_subcommand(
+            "select", "Select features (l2-AROM, l1-AROM, RFE, CORR, FSV, l2-l1/l2-l0-SVM, RLP)");
         app->add_option("data", data_path, "Data (.csv, else LIBSVM format)")->required();
-        selection.add_to(*app, ranker_names(), true);
+        // Required, except by the methods that find their own count (then: their support).
+        selection.add_to(*app, ranker_names(), false);
         app->add_option("-m,--model", model_path,
                         "Also write the final classifier of the largest feature count as a "
                         "model for 'zeronorm predict'");
@@ -31,6 +34,10 @@ public:
     void run() override {
         selection.check(given(app->get_option("--max-iterations")));
         SelectionOptions options = selection.build();
+        ZN_EXPECTS(!options.feature_counts.empty() ||
+                       find_ranker(options.method).chooses_own_count(),
+                   "--features is required for --method " << options.method
+                       << " (only methods that find their own support may leave it out)");
         // Both outputs are checked before any work and replaced only when everything succeeded.
         if (!model_path.empty()) model_file_ = std::make_unique<StagedFile>(model_path, "--model");
         stage_output(model_file_.get());

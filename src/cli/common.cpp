@@ -284,6 +284,16 @@ void SelectionCliOptions::add_to(CLI::App& app, const std::vector<std::string>& 
     app.add_option("--rfe-fraction", rfe_fraction,
                    "RFE: fraction of features removed per round (0: one per round)")
         ->capture_default_str();
+    app.add_option("--lambda", dc.lambda, "FSV: weight of the feature penalty, in [0, 1)")
+        ->capture_default_str();
+    app.add_option("--mu", dc.mu, "l2-l1-svm, l2-l0-svm: weight of the mean hinge loss")
+        ->capture_default_str();
+    app.add_option("--nu", dc.nu, "l2-l1-svm, l2-l0-svm: weight of the feature penalty")
+        ->capture_default_str();
+    app.add_option("--alpha", dc.alpha, "fsv, l2-l0-svm: alpha of 1 - exp(-alpha |w_j|)")
+        ->capture_default_str();
+    app.add_option("--dc-tolerance", dc.tolerance, "fsv, l2-l0-svm: DCA stopping tolerance on v")
+        ->capture_default_str();
     app.add_option("--final-C", final_C,
                    "C of the classifier retrained on the selected features (finite: trains on "
                    "inseparable data; inf with --final-ridge 0: the pure hard margin)")
@@ -308,7 +318,12 @@ const FlagNames selection_flag_names = {
     {"ridge", "--ridge"},             {"max_iterations", "--max-iterations"},
     {"rfe_fraction", "--rfe-fraction"}, {"final_C", "--final-C"},
     {"final_ridge", "--final-ridge"}, {"smo.tolerance", "--tolerance"},
-    {"smo.cache_mb", "--cache-mb"}};
+    {"smo.cache_mb", "--cache-mb"},     {"dc.lambda", "--lambda"},
+    {"dc.mu", "--mu"},                  {"dc.nu", "--nu"},
+    {"dc.alpha", "--alpha"},            {"dc.tolerance", "--dc-tolerance"}};
+// Flags that only some rankers read (their ParameterInfo lists them).
+const char* const method_flags[] = {"--rfe-fraction", "--lambda", "--mu", "--nu", "--alpha",
+                                    "--dc-tolerance"};
 }  // namespace
 
 namespace {
@@ -325,21 +340,29 @@ void SelectionCliOptions::check(bool cap_given) const {
                "--max-iterations caps the AROM iterations; --method "
                    << method << " has no iteration cap"
                    << (method == "rfe" ? " (--rfe-fraction takes fewer rounds)" : ""));
-    ZN_EXPECTS(!given(app_->get_option("--rfe-fraction")) || ranker_takes(method, "--rfe-fraction"),
-               "--rfe-fraction is for --method rfe, not " << method);
+    for (const char* flag : method_flags) {
+        if (!given(app_->get_option(flag)) || ranker_takes(method, flag)) continue;
+        std::string takers;  // "a or b"
+        for (const auto& ranker : feature_rankers())
+            if (ranker_takes(ranker->info().name, flag))
+                takers += (takers.empty() ? "" : " or ") + ranker->info().name;
+        throw InvalidArgument(std::string(flag) + " is for --method " + takers + ", not " + method);
+    }
     if (given(app_->get_option("--final-ridge")))
         ZN_EXPECTS(std::isfinite(final_ridge) && final_ridge >= 0,
                    "--final-ridge must be finite and >= 0, got " << final_ridge);
 }
 
 void SelectionCliOptions::refuse_all(const std::string& why) const {
-    for (const char* flag : {"--features", "--multiclass", "--rfe-fraction", "--final-C",
-                             "--final-ridge"})
+    for (const char* flag : {"--features", "--multiclass", "--final-C", "--final-ridge"})
+        ZN_EXPECTS(!given(app_->get_option(flag)), flag << " " << why);
+    for (const char* flag : method_flags)
         ZN_EXPECTS(!given(app_->get_option(flag)), flag << " " << why);
 }
 
 void SelectionCliOptions::validate(const SelectionOptions& options, Index n_features) {
-    validate_flags([&] { options.validate(n_features); }, selection_flag_names);
+    const bool own_count = find_ranker(options.method).chooses_own_count();
+    validate_flags([&] { options.validate(n_features, own_count); }, selection_flag_names);
 }
 
 SelectionOptions SelectionCliOptions::build() const {
@@ -353,6 +376,7 @@ SelectionOptions SelectionCliOptions::build() const {
     options.final_C = final_C;
     options.final_ridge = final_ridge;
     options.rfe_fraction = rfe_fraction;
+    options.dc = dc;
     options.max_iterations = max_iterations;
     if (tolerance_option_ != nullptr && tolerance_option_->count() > 0)
         options.smo.tolerance = tolerance;

@@ -57,7 +57,7 @@ Json to_json(const SelectionResult& result, const std::vector<std::string>& feat
     Json trace = Json::array();
     for (const SelectionIteration& t : result.trace)
         trace.push_back(
-            {{"features", t.n_features}, {"objective", t.objective}, {"max_change", t.max_change}});
+            {{"objective", t.objective}, {"nonzeros", t.n_features}, {"change", t.max_change}});
     j["trace"] = std::move(trace);
     add_outcome(j, result.iterations, result.status, result.seconds);
     return j;

@@ -12,6 +12,10 @@ std::unique_ptr<FeatureRanker> make_l2_arom_ranker();  // arom_method.cpp
 std::unique_ptr<FeatureRanker> make_l1_arom_ranker();  // arom_method.cpp
 std::unique_ptr<FeatureRanker> make_rfe_ranker();      // rfe_method.cpp
 std::unique_ptr<FeatureRanker> make_corr_ranker();     // corr.cpp
+std::unique_ptr<FeatureRanker> make_fsv_ranker();      // dc_method.cpp
+std::unique_ptr<FeatureRanker> make_l2_l1_svm_ranker();  // dc_method.cpp
+std::unique_ptr<FeatureRanker> make_l2_l0_svm_ranker();  // dc_method.cpp
+std::unique_ptr<FeatureRanker> make_rlp_ranker();      // dc_method.cpp
 std::unique_ptr<Classifier> make_svm_classifier();     // svm_method.cpp
 std::unique_ptr<Classifier> make_l0_svm_classifier();  // sparse_svm_method.cpp
 
@@ -19,7 +23,8 @@ const std::vector<std::unique_ptr<FeatureRanker>>& feature_rankers() {
     static const auto list = [] {
         std::vector<std::unique_ptr<FeatureRanker>> v;
         for (auto make : {make_l2_arom_ranker, make_l1_arom_ranker, make_rfe_ranker,
-                          make_corr_ranker})
+                          make_corr_ranker, make_fsv_ranker, make_l2_l1_svm_ranker,
+                          make_l2_l0_svm_ranker, make_rlp_ranker})
             v.push_back(make());
         return v;
     }();
@@ -59,10 +64,14 @@ const Method& find_method(const std::vector<std::unique_ptr<Method>>& methods,
 
 class FunctionRanker final : public FeatureRanker {
 public:
-    FunctionRanker(MethodInfo info, detail::RankerRun run, bool weston_watkins)
-        : info_(std::move(info)), run_(std::move(run)), weston_watkins_(weston_watkins) {}
+    FunctionRanker(MethodInfo info, detail::RankerRun run, bool weston_watkins, bool own_count)
+        : info_(std::move(info)),
+          run_(std::move(run)),
+          weston_watkins_(weston_watkins),
+          own_count_(own_count) {}
     const MethodInfo& info() const override { return info_; }
     bool supports_weston_watkins() const override { return weston_watkins_; }
+    bool chooses_own_count() const override { return own_count_; }
     detail::Ranking run(Backend& backend, const Dataset& data, const detail::Machines& machines,
                         const SelectionOptions& options,
                         const IndexVector& counts_desc) const override {
@@ -73,6 +82,7 @@ private:
     MethodInfo info_;
     detail::RankerRun run_;
     bool weston_watkins_;
+    bool own_count_;
 };
 
 }  // namespace
@@ -88,8 +98,10 @@ std::vector<std::string> classifier_names() { return names_of(classifiers()); }
 
 namespace detail {
 
-std::unique_ptr<FeatureRanker> make_ranker(MethodInfo info, RankerRun run, bool weston_watkins) {
-    return std::make_unique<FunctionRanker>(std::move(info), std::move(run), weston_watkins);
+std::unique_ptr<FeatureRanker> make_ranker(MethodInfo info, RankerRun run, bool weston_watkins,
+                                           bool chooses_own_count) {
+    return std::make_unique<FunctionRanker>(std::move(info), std::move(run), weston_watkins,
+                                            chooses_own_count);
 }
 
 ParameterInfo inner_C_parameter() {

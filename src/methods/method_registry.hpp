@@ -15,7 +15,8 @@ using RankerRun = std::function<Ranking(Backend& backend, const Dataset& data,
                                         const IndexVector& counts_desc)>;
 
 std::unique_ptr<FeatureRanker> make_ranker(MethodInfo info, RankerRun run,
-                                           bool weston_watkins = false);
+                                           bool weston_watkins = false,
+                                           bool chooses_own_count = false);
 
 // Parameters several methods share (the flags of the inner SVMs).
 ParameterInfo inner_C_parameter();

@@ -29,9 +29,9 @@ std::string to_string(MulticlassScheme scheme) {
     return scheme == MulticlassScheme::OneVsRest ? "ovr" : "ww";
 }
 
-void SelectionOptions::validate(Index n_features) const {
+void SelectionOptions::validate(Index n_features, bool counts_optional) const {
     ZN_EXPECTS(n_features >= 1, "feature selection needs at least one feature");
-    ZN_EXPECTS(!feature_counts.empty(),
+    ZN_EXPECTS(counts_optional || !feature_counts.empty(),
                "feature_counts is empty: give at least one number of features to select");
     for (std::size_t k = 0; k < feature_counts.size(); ++k)
         ZN_EXPECTS(feature_counts[k] >= 1 && feature_counts[k] <= n_features,
@@ -56,6 +56,11 @@ void SelectionOptions::validate(Index n_features) const {
     ZN_EXPECTS(std::isfinite(final_ridge) && final_ridge >= 0,
                "final_ridge must be finite and >= 0, got " << final_ridge);
     smo.validate();
+    try {
+        dc.validate();
+    } catch (const InvalidArgument& e) {
+        throw InvalidArgument(std::string("dc.") + e.what());
+    }
     try {
         final_smo.validate();
     } catch (const InvalidArgument& e) {
@@ -211,6 +216,11 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
     const Index r = Index(selected.size());
     subset.n_features = r;
     subset.selected = selected;
+    if (r == 0) {  // a method with its own count may keep no feature (FSV with a large lambda)
+        subset.classifier_status = Status::NumericalIssue;
+        subset.classifier_message = "the method selected no feature (w = 0): no classifier";
+        return subset;
+    }
     SvmOptions svm;  // linear kernel
 
     Dataset sub;
@@ -264,7 +274,7 @@ SelectionResult FeatureRanker::rank(Backend& backend, const Dataset& data,
                                     const SelectionOptions& options) const {
     const Stopwatch stopwatch;
     data.validate();
-    options.validate(data.n_features());
+    options.validate(data.n_features(), chooses_own_count());
     const detail::Machines machines = detail::make_machines(data.y);
     check_kernel_range(KernelSpec(), data.X, "feature selection");  // the linear SVMs
     if (!machines.binary() && options.multiclass == MulticlassScheme::WestonWatkins &&
@@ -279,8 +289,11 @@ SelectionResult FeatureRanker::rank(Backend& backend, const Dataset& data,
 
     const bool ww = !machines.binary() && options.multiclass == MulticlassScheme::WestonWatkins;
     SelectionResult result;
-    for (Index r : options.feature_counts) {  // the caller's order
-        const auto pos = std::find(counts_desc.begin(), counts_desc.end(), r) - counts_desc.begin();
+    // No count asked (a method with its own count): ranking.selected[0] is the method's support.
+    const IndexVector own_count{-1};
+    for (Index r : options.feature_counts.empty() ? own_count : options.feature_counts) {
+        const auto pos = r < 0 ? 0 : std::find(counts_desc.begin(), counts_desc.end(), r) -
+                                         counts_desc.begin();
         const IndexVector& selected = ranking.selected[std::size_t(pos)];
         result.subsets.push_back(ww ? detail::retrain_ww(data, machines, selected, options)
                                     : detail::retrain(backend, data, machines, selected, options));

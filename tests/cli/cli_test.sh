@@ -316,6 +316,25 @@ run select_bad select "$DATA/sonar/sonar.csv" --features 0
 expect_rc select_bad 1
 expect_error_prefix select_bad
 
+# d.c. methods (Neumann, Schnoerr & Steidl 2005): their own support without --features
+run select_fsv select "$DATA/ionosphere/ionosphere.csv" --method fsv --lambda 0.2 --standardize --json --quiet
+expect_rc select_fsv 0
+py select_fsv 'd["method"] == "fsv" and len(d["selected"]) >= 1 and len(d["weights"]) == len(d["selected"])'
+py select_fsv 'd["subsets"][0]["features"] == len(d["selected"]) and d["converged"] is True'
+py select_fsv 'len(d["trace"]) == d["iterations"] and all(k in d["trace"][0] for k in ["objective", "nonzeros", "change"])'
+run select_l2l0 select "$DATA/sonar/sonar.csv" --method l2-l0-svm --mu 50 --nu 0.5 --features 3,50 --standardize --json --quiet
+expect_rc select_l2l0 0
+py select_l2l0 '[s["features"] for s in d["subsets"]][1] == 3 and d["subsets"][0]["features"] <= 50'
+run select_fsv_bad select "$DATA/sonar/sonar.csv" --method fsv --lambda 1
+expect_rc select_fsv_bad 1
+expect_grep select_fsv_bad err 'lambda must be in \[0, 1\)'
+run select_mu_fsv select "$DATA/sonar/sonar.csv" --method fsv --mu 3
+expect_rc select_mu_fsv 1
+expect_grep select_mu_fsv err '--mu is for --method l2-l1-svm or l2-l0-svm, not fsv'
+run select_rfe_nofeatures select "$DATA/sonar/sonar.csv" --method rfe
+expect_rc select_rfe_nofeatures 1
+expect_grep select_rfe_nofeatures err '--features is required for --method rfe'
+
 # ---- sparse L0-norm SVM (Huang et al. 2008): train --method l0-svm, predict unchanged ---------
 L0MODEL=$TMP/ripley_l0.model
 run l0_train train "$DATA/ripley/ripley_train.csv" --model "$L0MODEL" --method l0-svm --kernel rbf --gamma 2 --C-xi 1 --C-alpha 0.2 --json

@@ -49,7 +49,7 @@ TEST(Json, SelectionResultCarriesEverySubsetAndTheTrace) {
         EXPECT_EQ(j["selected_names"][i],
                   std::string(1, names[std::size_t(result.subsets[0].selected[i])]));
     ASSERT_EQ(j["trace"].size(), result.trace.size());
-    EXPECT_EQ(j["trace"].back()["features"], result.trace.back().n_features);
+    EXPECT_EQ(j["trace"].back()["nonzeros"], result.trace.back().n_features);
     EXPECT_EQ(j["iterations"], result.iterations);
     EXPECT_EQ(j["converged"], result.status == Status::Success);
     EXPECT_EQ(j["status"], to_string(result.status));

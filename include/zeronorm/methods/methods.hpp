@@ -1,4 +1,5 @@
-// The registry of methods: feature rankers (l2-arom, l1-arom, rfe, corr) and classifiers (svm,
+// The registry of methods: feature rankers (l2-arom, l1-arom, rfe, corr, fsv, l2-l1-svm,
+// l2-l0-svm, rlp) and classifiers (svm,
 // l0-svm), each with its name, a one-line description, the paper it follows and the parameters
 // it reads, so that the command-line tool (and bindings) can list them and offer their options.
 //
@@ -53,6 +54,10 @@ public:
     virtual const MethodInfo& info() const = 0;
     // True when K >= 3 classes may use the Weston-Watkins M-SVM (otherwise one-vs-rest only).
     virtual bool supports_weston_watkins() const { return false; }
+    // True when the method finds its own number of features (the support of its w: FSV, the
+    // l2-l0-SVM, ...): then feature_counts may be empty, meaning that support as one subset,
+    // and a requested count larger than the support is capped at it.
+    virtual bool chooses_own_count() const { return false; }
     // Ranks the features (options.method is ignored) and retrains the final classifier on each
     // subset: select_features with this method.
     SelectionResult rank(Backend& backend, const Dataset& data,

@@ -12,6 +12,7 @@
 
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/status.hpp"
+#include "zeronorm/methods/dc_svm.hpp"
 #include "zeronorm/solvers/smo.hpp"
 #include "zeronorm/solvers/svm.hpp"
 
@@ -23,6 +24,11 @@ struct SelectionMethod {
     static constexpr const char* L1Arom = "l1-arom";  // Problem 7: the same loop with an LP per step (sec. 3.1)
     static constexpr const char* Rfe = "rfe";         // recursive feature elimination, linear SVM (sec. 4.3)
     static constexpr const char* Corr = "corr";       // (mu+ - mu-)^2 / (s+^2 + s-^2)  (sec. 4.2)
+    // Neumann, Schnoerr & Steidl 2005 (dc_svm.hpp): the support of w, ranked by |w_j|.
+    static constexpr const char* Fsv = "fsv";            // eq. (6), DCA of vertex LPs
+    static constexpr const char* L2L1Svm = "l2-l1-svm";  // eq. (7), convex
+    static constexpr const char* L2L0Svm = "l2-l0-svm";  // eq. (8), DCA of l2-l1-SVMs
+    static constexpr const char* Rlp = "rlp";            // eq. (1), Bennett & Mangasarian 1992
 };
 enum class MulticlassScheme { OneVsRest, WestonWatkins };
 
@@ -37,7 +43,10 @@ struct SelectionOptions {
     // A registered feature ranker's name (methods.hpp: feature_rankers()).
     std::string method = SelectionMethod::L2Arom;
     // Feature counts wanted, in any order, each in 1..d, no duplicates; one run serves all of
-    // them (AROM and RFE walk down a nested path once).
+    // them (AROM and RFE walk down a nested path once). A method that finds its own count
+    // (FeatureRanker::chooses_own_count: fsv, l2-l1-svm, l2-l0-svm, rlp) takes an empty list
+    // as "its support", and caps a larger count at its support: subset r then holds the
+    // min(r, support) features of largest |w_j|.
     std::vector<Index> feature_counts;
     // SVM inside AROM and RFE: C = infinity means hard margin, with `ridge` (lambda) added to the
     // kernel diagonal for inseparable data (sec. 3.2). A finite C gives a soft margin.
@@ -53,7 +62,10 @@ struct SelectionOptions {
     // AROM: stop when max_j |z_j - z_j_previous| <= convergence_tolerance (z normalised to max 1).
     // AROM also stops once the smallest requested count is reached (see FeatureSubset).
     double convergence_tolerance = 1e-6;
-    std::int64_t max_iterations = 1000;  // AROM iterations; reaching it gives NoConvergence
+    std::int64_t max_iterations = 1000;  // AROM / DCA iterations; reaching it: NoConvergence
+    // fsv, l2-l1-svm, l2-l0-svm: lambda, mu, nu, alpha, the DCA tolerance and the inner solvers'
+    // settings (dc_svm.hpp); dc.max_iterations is replaced by max_iterations above.
+    DcOptions dc;
     // RFE: fraction of the remaining features removed per round, in [0, 1) (0: one per round;
     // otherwise max(1, floor(fraction * remaining)), never stepping past a requested count).
     double rfe_fraction = 0.0;
@@ -79,8 +91,9 @@ struct SelectionOptions {
     // moving by ~1e-4 per iteration, so the z-convergence test above would never pass.
     SmoSettings smo = inner_smo_settings(1e-8);
 
-    // Throws InvalidArgument naming the bad field.
-    void validate(Index n_features) const;
+    // Throws InvalidArgument naming the bad field. counts_optional: an empty feature_counts
+    // is accepted (a method that chooses its own count).
+    void validate(Index n_features, bool counts_optional = false) const;
 };
 
 // One step of AROM (one SVM per machine and one z-update) or one RFE round.
@@ -90,7 +103,8 @@ struct SelectionIteration {
     // i.e. 1/2 |w_bar|^2 for a hard margin without ridge (l2-AROM, RFE); l1-AROM: the LP
     // objective sum_j |w_bar_j| (+ C sum_i xi_i).
     double objective = 0.0;
-    double max_change = 0.0; // AROM: max_j |z_j - z_j_prev| before pruning; RFE: 0
+    double max_change = 0.0; // AROM: max_j |z_j - z_j_prev| before pruning; RFE: 0;
+                             // DCA: max_j min(|dv_j|, |dv_j / v_j|) (dc_svm.hpp)
 };
 
 // The selection for one feature count r.
@@ -127,7 +141,8 @@ struct FeatureSubset {
 struct SelectionResult {
     std::vector<FeatureSubset> subsets;  // one per requested feature count, same order
     // Per-feature score of the method, d entries, larger is better: AROM the final z (0 once
-    // pruned); RFE d minus the feature's 0-based rank; CORR the correlation score.
+    // pruned); RFE d minus the feature's 0-based rank; CORR the correlation score; fsv,
+    // l2-l1-svm, l2-l0-svm, rlp: |w_j| of the method's own w (not the retrained classifier's).
     Vector scores;
     std::vector<SelectionIteration> trace;
     std::int64_t iterations = 0;     // AROM iterations / RFE rounds (0 for CORR)

@@ -1,0 +1,324 @@
+// FSV, the l2-l1-SVM, the l2-l0-SVM and RLP as rankers (Neumann, Schnoerr & Steidl 2005,
+// eq. (1), (6)-(8)): vertex LP steps, monotone DCA objectives, the l2-l1 dual's duality gap and
+// the primal KKT conditions checked plainly here, agreement with SMO when nu = 0, bad input.
+#include <gtest/gtest.h>
+
+#include <Eigen/QR>
+#include <cmath>
+#include <random>
+
+#include "support/random.hpp"
+#include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/error.hpp"
+#include "zeronorm/methods/dc_svm.hpp"
+#include "zeronorm/methods/methods.hpp"
+#include "zeronorm/methods/selection.hpp"
+#include "zeronorm/solvers/svm.hpp"
+
+namespace zeronorm {
+namespace {
+
+using testing::random_matrix;
+using testing::random_two_class;
+using testing::test_seed;
+
+// A problem where few features matter: labels from the sign of features 0..2 plus noise.
+Dataset sparse_problem(Index n, Index d, std::mt19937_64& rng) {
+    std::normal_distribution<double> g(0.0, 1.0);
+    Dataset data;
+    data.X = Matrix(n, d);
+    data.y = Vector(n);
+    for (Index i = 0; i < n; ++i) {
+        for (Index j = 0; j < d; ++j) data.X(i, j) = g(rng);
+        const double score = data.X(i, 0) + 0.8 * data.X(i, 1) - 0.6 * data.X(i, 2) + 0.3 * g(rng);
+        data.y[i] = score >= 0 ? 1.0 : -1.0;
+    }
+    data.y[0] = 1.0;  // both classes present
+    data.y[1] = -1.0;
+    return data;
+}
+
+// Up to the inner solvers' accuracy (LP tolerances 1e-7, dual gap 1e-8).
+void expect_non_increasing(const DcResult& r, double slack) {
+    for (std::size_t k = 1; k < r.trace.size(); ++k)
+        EXPECT_LE(r.trace[k].objective,
+                  r.trace[k - 1].objective + slack * (1.0 + std::abs(r.trace[k - 1].objective)))
+            << "step " << k;
+}
+
+// ---- FSV ------------------------------------------------------------------------------------
+
+TEST(Fsv, LinearisedStepIsAVertex) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = sparse_problem(60, 25, rng);
+    DcOptions o;
+    o.lambda = 0.2;
+    o.max_iterations = 1;  // the first LP alone
+    const DcResult r = train_fsv(data.X, data.y, o);
+    ASSERT_EQ(r.iterations, 1);
+    // In the LP's variables (u, v >= 0 with w = u - v, b free, xi >= 0) a vertex has linearly
+    // independent columns on the nonzero variables: y_i x_ij for w_j != 0, y_i for b, e_i for
+    // xi_i > 0.
+    const Index n = data.X.rows();
+    Matrix columns(n, 0);
+    const auto add = [&](const Vector& col) {
+        columns.conservativeResize(n, columns.cols() + 1);
+        columns.col(columns.cols() - 1) = col;
+    };
+    for (Index j = 0; j < data.X.cols(); ++j)
+        if (std::abs(r.w[j]) > 1e-9) add(data.y.cwiseProduct(data.X.col(j)));
+    add(data.y);
+    const Vector margin = data.y.array() * ((data.X * r.w).array() + r.b);
+    for (Index i = 0; i < n; ++i)
+        if (1.0 - margin[i] > 1e-9) add(Vector::Unit(n, i));
+    ASSERT_LE(columns.cols(), n);
+    Eigen::ColPivHouseholderQR<Matrix> qr(columns);
+    qr.setThreshold(1e-9);
+    EXPECT_EQ(qr.rank(), columns.cols());
+}
+
+TEST(Fsv, ObjectiveIsMonotoneAndSparse) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = sparse_problem(80, 30, rng);
+    for (const double lambda : {0.05, 0.2, 0.5}) {
+        DcOptions o;
+        o.lambda = lambda;
+        const DcResult r = train_fsv(data.X, data.y, o);
+        EXPECT_EQ(r.status, Status::Success) << r.message;
+        expect_non_increasing(r, 1e-6);
+        EXPECT_LT(Index(r.selected.size()), data.X.cols());
+        // The trace's objective is eq. (6) with the mean hinge at the returned (w, b).
+        const Vector margin = data.y.array() * ((data.X * r.w).array() + r.b);
+        const double f = (1 - lambda) * (1.0 - margin.array()).max(0.0).mean() +
+                         lambda * (1.0 - (-5.0 * r.w.cwiseAbs().array()).exp()).sum();
+        EXPECT_NEAR(r.objective, f, 1e-12 * (1 + f));
+        for (std::size_t k = 1; k < r.selected.size(); ++k)
+            EXPECT_GE(std::abs(r.w[r.selected[k - 1]]), std::abs(r.w[r.selected[k]]));
+    }
+}
+
+// ---- l2-l1-SVM --------------------------------------------------------------------------------
+
+// Checks, written out here, that (w, b, beta) solve  min C sum hinge + |w|^2/2 + c'|w|:
+// beta feasible for the dual, the relative gap P - D <= 1e-8 P, and the primal KKT conditions.
+void expect_l2_l1_optimal(const Matrix& X, const Vector& y, double C, const Vector& c,
+                          const Vector& w, double b, const Vector& beta) {
+    EXPECT_GE(beta.minCoeff(), 0.0);
+    EXPECT_LE(beta.maxCoeff(), C);
+    EXPECT_NEAR(beta.dot(y), 0.0, 1e-9 * C * double(y.size()));
+    const Vector u = X.transpose() * beta.cwiseProduct(y);
+    Vector w_of_beta(u.size());
+    for (Index j = 0; j < u.size(); ++j)
+        w_of_beta[j] = u[j] > c[j] ? u[j] - c[j] : u[j] < -c[j] ? u[j] + c[j] : 0.0;
+    const double dual = beta.sum() - 0.5 * w_of_beta.squaredNorm();
+    const Vector margin = y.array() * ((X * w).array() + b);
+    const double primal = C * (1.0 - margin.array()).max(0.0).sum() + 0.5 * w.squaredNorm() +
+                          c.dot(w.cwiseAbs());
+    EXPECT_LE(dual, primal * (1 + 1e-12));
+    EXPECT_LE(primal - dual, 1e-8 * primal) << "primal " << primal << " dual " << dual;
+    // Stationarity in w (w_j + c_j sign w_j = u_j, or |u_j| <= c_j at w_j = 0) and
+    // complementarity (beta_i = 0 above the margin, = C inside it), to the accuracy a gap of
+    // 1e-8 allows.
+    const double scale = 1.0 + u.cwiseAbs().maxCoeff();
+    EXPECT_LE((w - w_of_beta).cwiseAbs().maxCoeff(), 1e-3 * scale);
+    for (Index i = 0; i < y.size(); ++i) {
+        if (margin[i] > 1 + 1e-3) {
+            EXPECT_LE(beta[i], 1e-3 * C) << "sample " << i;
+        }
+        if (margin[i] < 1 - 1e-3) {
+            EXPECT_GE(beta[i], C * (1 - 1e-3)) << "sample " << i;
+        }
+    }
+}
+
+TEST(L2L1Svm, DualityGapAndKktOnRandomProblems) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    std::uniform_int_distribution<int> size(20, 120);
+    std::uniform_real_distribution<double> log_weight(-3.0, 3.0);
+    for (int trial = 0; trial < 4; ++trial) {
+        const Dataset data = random_two_class(size(rng), size(rng) / 2 + 2, rng, 0.3);
+        const double C = std::exp(log_weight(rng));
+        const Vector c = Vector::Constant(data.X.cols(), std::exp(log_weight(rng)));
+        const L2L1BatchResult r =
+            solve_l2_l1_svm_batch(data.X, data.y, Vector::Constant(1, C), c, Matrix(), 1e-8,
+                                  1'000'000);
+        ASSERT_EQ(r.status[0], Status::Success) << "trial " << trial;
+        expect_l2_l1_optimal(data.X, data.y, C, c, r.w.col(0), r.b[0], r.beta.col(0));
+        EXPECT_NEAR(r.primal[0], l2_l1_primal(data.X, data.y, C, c, r.w.col(0), r.b[0]),
+                    1e-10 * r.primal[0]);
+        EXPECT_NEAR(r.dual[0], l2_l1_dual(data.X, data.y, c, r.beta.col(0)), 1e-10 * r.primal[0]);
+    }
+}
+
+TEST(L2L1Svm, BatchEqualsOneByOne) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = random_two_class(70, 30, rng, 0.3);
+    Vector C(3);
+    C << 0.1, 1.0, 10.0;
+    Matrix costs(30, 3);
+    costs.col(0).setConstant(0.01);
+    costs.col(1).setConstant(0.5);
+    costs.col(2) = random_matrix(30, 1, rng, 0.0, 2.0);
+    const L2L1BatchResult batch = solve_l2_l1_svm_batch(data.X, data.y, C, costs, Matrix(), 1e-8,
+                                                        1'000'000);
+    for (Index p = 0; p < 3; ++p) {
+        ASSERT_EQ(batch.status[std::size_t(p)], Status::Success);
+        expect_l2_l1_optimal(data.X, data.y, C[p], costs.col(p), batch.w.col(p), batch.b[p],
+                             batch.beta.col(p));
+        const L2L1BatchResult one = solve_l2_l1_svm_batch(
+            data.X, data.y, C.segment(p, 1), costs.col(p), Matrix(), 1e-8, 1'000'000);
+        EXPECT_NEAR(one.primal[0], batch.primal[p], 2e-8 * batch.primal[p]);
+    }
+}
+
+TEST(L2L1Svm, WithoutL1TermMatchesSmo) {
+    // nu = 0 is the plain soft-margin SVM: its optimum from the library's SMO (an independent
+    // solver), -(SMO dual objective), equals our primal.
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = random_two_class(90, 12, rng, 0.3);
+    const double C = 0.7;
+    const L2L1BatchResult r = solve_l2_l1_svm_batch(data.X, data.y, Vector::Constant(1, C),
+                                                    Matrix::Zero(12, 1), Matrix(), 1e-10,
+                                                    1'000'000);
+    ASSERT_EQ(r.status[0], Status::Success);
+    auto backend = make_backend(BackendKind::Cpu);
+    SvmOptions svm;
+    svm.smo.C = C;
+    svm.smo.tolerance = 1e-10;
+    const SvmTrainResult smo = train_svm(*backend, data, svm);
+    EXPECT_NEAR(r.primal[0], -smo.smo.objective, 1e-7 * r.primal[0]);
+    EXPECT_LE((r.w.col(0) - smo.model.linear_weights()).cwiseAbs().maxCoeff(), 1e-4);
+}
+
+TEST(L2L1Svm, OptimalBiasMinimisesTheHingeSum) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = random_two_class(41, 5, rng, 0.2);
+    const Vector f = data.X * random_matrix(5, 1, rng);
+    const auto hinge = [&](double b) {
+        return (1.0 - data.y.array() * (f.array() + b)).max(0.0).sum();
+    };
+    const double b = optimal_bias(f, data.y);
+    for (double db = -2.0; db <= 2.0; db += 0.01) EXPECT_LE(hinge(b), hinge(b + db) + 1e-12);
+}
+
+// ---- l2-l0-SVM --------------------------------------------------------------------------------
+
+TEST(L2L0Svm, MonotoneAndSparserThanL2L1) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = sparse_problem(100, 40, rng);
+    DcOptions o;
+    o.mu = 50.0;
+    o.nu = 0.1;
+    const DcResult l0 = train_l2_l0_svm(data.X, data.y, o);
+    EXPECT_EQ(l0.status, Status::Success) << l0.message;
+    EXPECT_GE(l0.iterations, 2);
+    expect_non_increasing(l0, 1e-7);
+    const DcResult l1 = train_l2_l1_svm(data.X, data.y, o);
+    EXPECT_EQ(l1.status, Status::Success) << l1.message;
+    EXPECT_LE(l0.selected.size(), l1.selected.size());
+    // The first DCA step at v = e is the l2-l1-SVM with c_j = nu alpha e^{-alpha}.
+    DcOptions first = o;
+    first.max_iterations = 1;
+    const DcResult step = train_l2_l0_svm(data.X, data.y, first);
+    DcOptions l1_same = o;
+    l1_same.nu = o.nu * 5.0 * std::exp(-5.0);
+    const DcResult l1_step = train_l2_l1_svm(data.X, data.y, l1_same);
+    EXPECT_LE((step.w - l1_step.w).cwiseAbs().maxCoeff(), 1e-4);
+    EXPECT_EQ(step.status, Status::NoConvergence);
+}
+
+// ---- the registry and bad input ----------------------------------------------------------------
+
+TEST(DcRankers, OwnSupportAndCappedCounts) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = sparse_problem(80, 20, rng);
+    auto backend = make_backend(BackendKind::Cpu);
+    for (const char* method : {"fsv", "l2-l1-svm", "l2-l0-svm", "rlp"}) {
+        SCOPED_TRACE(method);
+        const FeatureRanker& ranker = find_ranker(method);
+        EXPECT_TRUE(ranker.chooses_own_count());
+        SelectionOptions o;
+        o.dc.lambda = 0.1;
+        const SelectionResult own = ranker.rank(*backend, data, o);
+        ASSERT_EQ(own.subsets.size(), 1u);
+        const IndexVector& support = own.subsets[0].selected;
+        ASSERT_FALSE(support.empty());
+        for (const Index j : support) EXPECT_GT(own.scores[j], 1e-8);
+        EXPECT_EQ(Index(support.size()), Index((own.scores.array() > 1e-8).count()));
+        o.feature_counts = {1, 20};
+        const SelectionResult counted = ranker.rank(*backend, data, o);
+        ASSERT_EQ(counted.subsets.size(), 2u);
+        EXPECT_EQ(counted.subsets[0].selected, IndexVector{support[0]});
+        EXPECT_EQ(counted.subsets[1].selected, support);  // 20 capped at the support
+        EXPECT_FALSE(counted.trace.empty());
+    }
+    SelectionOptions o;  // methods with a path still need a count
+    o.method = "rfe";
+    EXPECT_THROW(select_features(*backend, data, o), InvalidArgument);
+}
+
+TEST(DcRankers, BadInputIsRefused) {
+    std::mt19937_64 rng(7);
+    const Dataset data = sparse_problem(30, 6, rng);
+    const auto message = [&](auto train, DcOptions o, const Matrix& X, const Vector& y) {
+        try {
+            train(X, y, o);
+        } catch (const InvalidArgument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const auto expect_message = [](const std::string& got, const std::string& part) {
+        EXPECT_NE(got.find(part), std::string::npos) << got;
+    };
+    DcOptions o;
+    for (const double lambda : {-0.1, 1.0, std::nan("")}) {
+        o = DcOptions();
+        o.lambda = lambda;
+        expect_message(message(train_fsv, o, data.X, data.y), "lambda must be in [0, 1)");
+    }
+    o = DcOptions();
+    o.mu = 0;
+    expect_message(message(train_l2_l1_svm, o, data.X, data.y), "mu must be finite and > 0");
+    o = DcOptions();
+    o.nu = -1;
+    expect_message(message(train_l2_l0_svm, o, data.X, data.y), "nu must be finite and >= 0");
+    o = DcOptions();
+    o.alpha = 0;
+    expect_message(message(train_fsv, o, data.X, data.y), "alpha must be finite and > 0");
+    Matrix bad = data.X;
+    bad(3, 2) = std::numeric_limits<double>::infinity();
+    expect_message(message(train_l2_l0_svm, DcOptions(), bad, data.y), "X(3, 2) = inf");
+    expect_message(message(train_fsv, DcOptions(), data.X, Vector::Ones(30)), "FSV");
+    auto backend = make_backend(BackendKind::Cpu);
+    SelectionOptions s;
+    s.method = "l2-l0-svm";
+    s.dc.mu = -2;
+    try {
+        select_features(*backend, data, s);
+        ADD_FAILURE() << "no error";
+    } catch (const InvalidArgument& e) {
+        expect_message(e.what(), "dc.mu must be finite and > 0");
+    }
+    Dataset three = data;
+    for (Index i = 0; i < three.y.size(); ++i) three.y[i] = double(i % 3);
+    s = SelectionOptions();
+    s.method = "fsv";
+    try {
+        select_features(*backend, three, s);
+        ADD_FAILURE() << "no error";
+    } catch (const InvalidArgument& e) {
+        expect_message(e.what(), "two classes");
+    }
+}
+
+}  // namespace
+}  // namespace zeronorm
