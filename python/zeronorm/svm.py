@@ -1,14 +1,11 @@
 """Two-class kernel classifiers over the library's registered classifiers: SVC and L0SVC."""
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core
 from ._common import parse_device, report
-
-_KERNELS = ("linear", "poly", "rbf", "sum-of-powers", "chi2")
-
 
 class _KernelClassifier(ClassifierMixin, BaseEstimator):
     """A registered two-class classifier with f(x) = sum_i dual_coef_i k(x, sv_i) + b.
@@ -31,8 +28,6 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
         return {}
 
     def _kernel(self, X):
-        if self.kernel not in _KERNELS:
-            raise ValueError(f"kernel must be one of {', '.join(_KERNELS)}; got {self.kernel!r}")
         gamma = self.gamma
         if gamma == "scale":  # as scikit-learn's SVC
             variance = X.var()
@@ -41,17 +36,21 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
             gamma = 1.0 / X.shape[1]
         elif isinstance(gamma, str):
             raise ValueError(f"gamma must be a positive number, 'scale' or 'auto'; got {gamma!r}")
-        return {"kernel": self.kernel, "gamma": float(gamma), "degree": int(self.degree),
+        return {"kernel": str(self.kernel), "gamma": float(gamma), "degree": int(self.degree),
                 "coef0": float(self.coef0)}
 
     def fit(self, X, y):
         """Trains on X with any two labels y."""
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
+        target = type_of_target(y, input_name="y", raise_unknown=True)
+        if target != "binary":
+            raise ValueError("Only binary classification is supported. The type of the target "
+                             f"is {target}: {type(self).__name__} is a two-class classifier.")
         self.classes_ = np.unique(y)
-        if len(self.classes_) != 2:
-            raise ValueError(f"{type(self).__name__} is a two-class classifier; y holds "
-                             f"{len(self.classes_)} classes")
+        if len(self.classes_) < 2:
+            raise ValueError(f"{type(self).__name__} needs two classes; y holds one class, "
+                             f"{self.classes_[0]!r}")
         labels = np.where(y == self.classes_[1], 1.0, -1.0)
         self._kernel_ = self._kernel(X)
         kind, index = parse_device(self.device)
@@ -89,6 +88,8 @@ class _KernelClassifier(ClassifierMixin, BaseEstimator):
                                        float(self.intercept_[0]), self._kernel_, X, kind, index)
 
     def predict(self, X):
+        """The class of every row of X."""
+        check_is_fitted(self, "support_vectors_")
         return self.classes_[(self.decision_function(X) >= 0).astype(int)]
 
     def __sklearn_tags__(self):
