@@ -81,3 +81,28 @@ def test_evaluate_selection():
         zn.evaluate_selection(X, y, method="nope", feature_counts=[3], n_splits=2)
     with pytest.raises(zn.InvalidArgument, match="unknown selection option 'ridg'"):
         zn.evaluate_selection(X, y, feature_counts=[3], n_splits=2, ridg=1.0)
+
+
+def test_evaluate_selection_matches_the_command_line_tool():
+    # The same seed gives the same splits and errors as `zeronorm cv` (colon cancer data).
+    import json
+    import os
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    tool = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(zn.__file__))),
+                        "src", "cli", "zeronorm")
+    if not os.path.exists(tool):
+        pytest.skip("the command-line tool is not built next to this module")
+    data = os.path.join(root, "data", "colon", "colon.csv")
+    raw = np.loadtxt(data, delimiter=",", skiprows=1)
+    X, y = raw[:, :-1], raw[:, -1]
+    ours = zn.evaluate_selection(X, y, feature_counts=[100, 20], n_splits=10, train_size=50,
+                                 random_state=1, log10=True, ridge=1e-3, final_C=np.inf,
+                                 final_ridge=1e-3)
+    out = subprocess.run([tool, "cv", data, "--method", "l2-arom", "--features", "100,20",
+                          "--splits", "10", "--train-size", "50", "--ridge", "1e-3",
+                          "--final-C", "inf", "--final-ridge", "1e-3", "--log10",
+                          "--standardize", "--seed", "1", "--json", "--quiet"],
+                         check=True, capture_output=True, text=True).stdout
+    theirs = json.loads(out)["results"]
+    np.testing.assert_allclose(ours.mean_error, [p["mean_error"] for p in theirs], atol=1e-12)
