@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs, builds and runs the whole test suite: a Release build (with the CUDA backend when
-# nvcc is present; GPU tests skip without a device), then an ASan/UBSan build of the CPU path.
+# nvcc is present; GPU tests skip without a device) that also builds the Python module
+# (zeronorm._core, for setup.sh's virtual environment) and runs its pytest suite against the
+# build tree, then an ASan/UBSan build of the CPU path.
 # Every option the suite relies on is set here, so a cache left by another script (demo.sh,
 # bench.sh) cannot switch tests off.
 set -euo pipefail
@@ -8,6 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
 jobs=${JOBS:-$(nproc)}
 suite=(-DZERONORM_BUILD_TESTS=ON -DZERONORM_BUILD_CLI=ON)
+python=${ZERONORM_VENV:-$root/.venv}/bin/python
 
 # check_registered BUILD_DIR: CTest must hold one test per GoogleTest test of the binary (a
 # failed discovery registers a placeholder) and the scripted tests (no dot in their names).
@@ -25,12 +28,13 @@ check_registered() {
 }
 
 BUILD_DIR=$root/build "$root/scripts/build.sh" "${suite[@]}" -DZERONORM_BUILD_BENCH=ON \
-  -DZERONORM_SANITIZE=OFF -DZERONORM_CUDA=AUTO
+  -DZERONORM_SANITIZE=OFF -DZERONORM_CUDA=AUTO -DZERONORM_PYTHON=ON -DPython_EXECUTABLE="$python"
 check_registered "$root/build"
 (cd "$root/build" && ctest --output-on-failure --no-tests=error -j "$jobs" --timeout 900)
 
 BUILD_DIR=$root/build-sanitize "$root/scripts/build.sh" "${suite[@]}" -DZERONORM_CUDA=OFF \
-  -DZERONORM_SANITIZE=ON -DZERONORM_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  -DZERONORM_SANITIZE=ON -DZERONORM_BUILD_BENCH=OFF -DZERONORM_PYTHON=OFF \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo
 check_registered "$root/build-sanitize"
 (cd "$root/build-sanitize" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure --no-tests=error -j "$jobs" -L cpu -LE install --timeout 1800)

@@ -1,0 +1,26 @@
+"""scikit-learn's estimator checks on every zeronorm estimator."""
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import zeronorm as zn
+
+# The hard margin (the library's default: C = inf, ridge = 0) needs separable data, which the
+# checks' random data are not; the instances checked set a ridge (2-norm soft margin).
+ESTIMATORS = [
+    zn.AROM(ridge=1e-3),
+    zn.AROM(norm="l1", C=10.0),
+    zn.RFE(ridge=1e-3),
+    zn.CORR(),
+    zn.SVC(kernel="rbf", gamma="scale"),
+    zn.L0SVC(keep_degenerate=True),
+]
+
+EXPECTED_FAILURES = {}
+
+
+def expected_failed_checks(estimator):
+    return EXPECTED_FAILURES.get(type(estimator).__name__, {})
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

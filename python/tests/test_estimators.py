@@ -1,0 +1,203 @@
+"""The estimators' meanings: defaults, labels, attributes, pickling, pipelines, errors."""
+import math
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+import zeronorm as zn
+from zeronorm import _core
+
+from conftest import two_class_problem
+
+SELECTORS = [zn.AROM(3, ridge=1e-3), zn.AROM(3, norm="l1", C=10.0), zn.RFE(3, ridge=1e-3),
+             zn.CORR(3)]
+CLASSIFIERS = [zn.SVC(), zn.SVC(kernel="rbf", gamma=0.05, C=10.0), zn.L0SVC()]
+
+
+def test_selector_defaults_are_the_library_defaults():
+    cpp = _core.selection_defaults()
+    for est in (zn.AROM(), zn.RFE(), zn.CORR()):
+        p = est.get_params()
+        for name, key in [("C", "C"), ("ridge", "ridge"), ("prune_tolerance", "prune_tolerance"),
+                          ("convergence_tolerance", "convergence_tolerance"),
+                          ("max_iter", "max_iterations"), ("tol", "smo_tolerance"),
+                          ("multiclass", "multiclass"), ("final_C", "final_C"),
+                          ("final_ridge", "final_ridge"), ("step", "rfe_fraction")]:
+            if name in p:
+                assert p[name] == cpp[key], (type(est).__name__, name)
+
+
+def test_classifier_defaults_are_the_library_defaults():
+    cpp = _core.classifier_defaults()
+    svc = zn.SVC().get_params()
+    for name in ("kernel", "gamma", "degree", "coef0", "C", "ridge", "tol", "shrinking",
+                 "cache_size"):
+        assert svc[name] == cpp[name], name
+    l0, l0_cpp = zn.L0SVC().get_params(), cpp["l0-svm"]
+    for name, key in [("p", "p"), ("C_xi", "C_xi"), ("C_alpha", "C_alpha"),
+                      ("epsilon", "epsilon"), ("max_iter", "max_iterations")]:
+        assert l0[name] == float(l0_cpp[key]), name
+    assert l0["variant"] == l0_cpp["variant"]
+    assert str(l0["keep_degenerate"]).lower() == l0_cpp["keep_degenerate"]
+    assert zn.AROM().C == math.inf
+
+
+@pytest.mark.parametrize("est", SELECTORS, ids=repr)
+def test_selectors_find_the_informative_features(est, problem):
+    X, y = problem
+    est.fit(X, y)
+    assert est.n_features_in_ == X.shape[1]
+    assert sorted(est.get_support(indices=True)) == [0, 1, 2]
+    assert est.transform(X).shape == (X.shape[0], 3)
+    assert sorted(est.ranking_) == list(range(1, X.shape[1] + 1))
+    assert set(np.flatnonzero(est.ranking_ <= 3)) == {0, 1, 2}
+    assert est.coef_.shape == (1, 3)
+    assert list(est.classes_) == ["neg", "pos"]
+    assert isinstance(est.converged_, bool) and est.n_iter_ >= 0
+    # The final classifier's weights point the way the labels do: "pos" is +1.
+    assert np.all(est.coef_[0] > 0)
+
+
+def test_selector_feature_names_from_pandas(problem):
+    pd = pytest.importorskip("pandas")
+    X, y = problem
+    frame = pd.DataFrame(X, columns=[f"gene{j}" for j in range(X.shape[1])])
+    est = zn.AROM(3, ridge=1e-3).fit(frame, y)
+    assert list(est.feature_names_in_) == list(frame.columns)
+    assert sorted(est.get_feature_names_out()) == ["gene0", "gene1", "gene2"]
+
+
+def test_multiclass_selection():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(90, 20))
+    y = np.repeat(["a", "b", "c"], 30)
+    for k, label in enumerate("abc"):
+        X[y == label, k] += 4.0
+    # One-vs-rest machines: "c vs rest" may use columns 0 and 1 (c is low on both), so only
+    # two of the three informative columns are certain; one Weston-Watkins machine and the
+    # one-vs-rest CORR scores take all three.
+    for est, certain in ((zn.AROM(3, ridge=1e-3), 2), (zn.AROM(3, ridge=1e-3, multiclass="ww"), 3),
+                         (zn.RFE(3, ridge=1e-3), 2), (zn.CORR(3), 3)):
+        est.fit(X, y)
+        assert len(set(est.get_support(indices=True)) & {0, 1, 2}) >= certain, est
+        assert list(est.classes_) == ["a", "b", "c"]
+        assert est.coef_.shape == (3, 3)
+        assert zn.SVC().fit(est.transform(X)[y != "c"], y[y != "c"]).score(
+            est.transform(X)[y != "c"], y[y != "c"]) >= 0.95
+
+
+@pytest.mark.parametrize("est", CLASSIFIERS, ids=repr)
+def test_classifiers_any_labels(est):
+    X, y = two_class_problem(labels=(3, 7))
+    est.fit(X, y)
+    assert list(est.classes_) == [3, 7]
+    assert est.score(X, y) >= 0.9
+    f = est.decision_function(X)
+    assert np.array_equal(est.predict(X), np.where(f >= 0, 7, 3))
+    # f(x) = sum_i dual_coef_i k(x, sv_i) + b in scikit-learn's meaning; n_support_ per class.
+    assert est.dual_coef_.shape == (1, len(est.support_vectors_))
+    assert est.n_support_.sum() == len(est.support_vectors_)
+    if est.kernel == "linear":
+        np.testing.assert_allclose(X @ est.coef_[0] + est.intercept_[0], f, atol=1e-9)
+
+
+def test_svc_agrees_with_scikit_learn():
+    from sklearn.svm import SVC as SkSVC
+    X, y = two_class_problem(n=80, d=5, seed=3)
+    X += np.random.default_rng(4).normal(scale=1.5, size=X.shape)  # inseparable
+    ours = zn.SVC(kernel="rbf", gamma=0.3, C=2.0, tol=1e-6).fit(X, y)
+    theirs = SkSVC(kernel="rbf", gamma=0.3, C=2.0, tol=1e-6).fit(X, y)
+    np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X), atol=1e-4)
+    assert ours.n_support_.sum() == theirs.n_support_.sum()
+
+
+def test_l0svc_is_sparser_than_svc():
+    X, y = two_class_problem(n=100, d=5, seed=5)
+    X += np.random.default_rng(6).normal(scale=1.0, size=X.shape)
+    l0 = zn.L0SVC(kernel="rbf", gamma=0.2).fit(X, y)
+    svc = zn.SVC(kernel="rbf", gamma=0.2).fit(X, y)
+    assert 0 < l0.n_support_.sum() < svc.n_support_.sum()
+
+
+def test_classifier_rejects_more_than_two_classes():
+    X = np.random.default_rng(0).normal(size=(9, 2))
+    with pytest.raises(ValueError, match="Only binary classification"):
+        zn.SVC().fit(X, [0, 1, 2] * 3)
+
+
+@pytest.mark.parametrize("est", SELECTORS[:1] + CLASSIFIERS, ids=repr)
+def test_pickle_round_trip(est, problem):
+    X, y = problem
+    est.fit(X, y)
+    again = pickle.loads(pickle.dumps(est))
+    assert again.get_params() == est.get_params()
+    fitted = {k: v for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")}
+    for name, value in fitted.items():
+        np.testing.assert_array_equal(getattr(again, name), value, err_msg=name)
+    if hasattr(est, "predict"):
+        np.testing.assert_array_equal(again.decision_function(X), est.decision_function(X))
+    else:
+        np.testing.assert_array_equal(again.transform(X), est.transform(X))
+
+
+def test_pipeline_and_grid_search(problem):
+    X, y = problem
+    pipe = make_pipeline(StandardScaler(), zn.AROM(ridge=1e-3), zn.SVC())
+    grid = GridSearchCV(pipe, {"arom__n_features_to_select": [2, 3, 10], "svc__C": [0.1, 10.0]},
+                        cv=3).fit(X, y)
+    assert grid.best_score_ >= 0.9
+    assert grid.best_estimator_.score(X, y) >= 0.9
+    assert len(grid.cv_results_["params"]) == 6
+
+
+def test_bad_input_keeps_the_library_message(problem):
+    X, y = problem
+    with pytest.raises(zn.InvalidArgument, match=r"feature_counts\[0\] = 100 is outside 1..40"):
+        zn.AROM(100).fit(X, y)
+    with pytest.raises(ValueError, match="smo.C must be positive, got -1"):
+        zn.SVC(C=-1.0).fit(X, y)
+    with pytest.raises(zn.InvalidArgument, match="sigmoidal"):
+        zn.SVC(kernel="sigmoidal").fit(X, y)
+    with pytest.raises(zn.InvalidArgument, match="multi-class scheme 'xyz'"):
+        zn.AROM(3, multiclass="xyz").fit(X, y)
+    with pytest.raises(zn.InvalidArgument, match="rfe_fraction"):
+        zn.RFE(3, step=1.5).fit(X, y)
+    with pytest.raises(zn.NotCompiled if not _core.cuda_compiled() else zn.Error):
+        if _core.cuda_compiled() and zn.cuda_available():
+            raise zn.Error("a device is present")
+        zn.SVC(device="cuda").fit(X, y)
+    with pytest.raises(ValueError, match="device must be"):
+        zn.SVC(device="gpu").fit(X, y)
+    fitted = zn.SVC().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        fitted.predict(X[:, :5])
+
+
+def test_hard_margin_on_inseparable_data_is_a_numerical_error():
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 0.0], [1.0, 1.0]])
+    y = [0, 0, 1, 1]
+    with pytest.raises(zn.NumericalError) as info:
+        zn.AROM(1).fit(X, y)
+    assert isinstance(info.value, zn.Error) and "separable" in str(info.value)
+
+
+def test_error_hierarchy_mirrors_the_library():
+    for cls in (zn.InvalidArgument, zn.DimensionMismatch, zn.DataFormatError):
+        assert issubclass(cls, zn.Error) and issubclass(cls, ValueError)
+    assert issubclass(zn.OutOfDeviceMemory, zn.CudaError)
+    for cls in (zn.NumericalError, zn.NotCompiled, zn.CudaError, zn.OutputError):
+        assert issubclass(cls, zn.Error)
+
+
+def test_verbose_logs_and_never_prints(problem, caplog, capfd):
+    X, y = problem
+    with caplog.at_level("INFO", logger="zeronorm"):
+        zn.AROM(3, ridge=1e-3, verbose=True).fit(X, y)
+        zn.AROM(3, ridge=1e-3).fit(X, y)
+    assert len([r for r in caplog.records if r.name == "zeronorm"]) == 1
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""

@@ -1,0 +1,108 @@
+"""How arrays cross into the library, the GIL during fits, and evaluate_selection."""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import zeronorm as zn
+from zeronorm import _core
+
+from conftest import two_class_problem
+
+
+def test_float64_arrays_cross_without_a_copy():
+    X, _ = two_class_problem()
+    for a in (np.ascontiguousarray(X), np.asfortranarray(X), X[::2, ::3]):
+        assert _core.buffer_address(a) == a.__array_interface__["data"][0]
+
+
+def test_c_order_f_order_strided_and_float32_give_the_same_fit():
+    X, y = two_class_problem(d=30)
+    ref = zn.AROM(3, ridge=1e-3).fit(np.ascontiguousarray(X), y)
+    for variant in (np.asfortranarray(X), np.repeat(X, 2, axis=1)[:, ::2]):
+        other = zn.AROM(3, ridge=1e-3).fit(variant, y)
+        np.testing.assert_array_equal(other.selected_features_, ref.selected_features_)
+        np.testing.assert_array_equal(other.scores_, ref.scores_)
+    # float32 is accepted and converted (the fit is that of the rounded data).
+    X32 = X.astype(np.float32)
+    single = zn.AROM(3, ridge=1e-3).fit(X32, y)
+    converted = zn.AROM(3, ridge=1e-3).fit(X32.astype(np.float64), y)
+    np.testing.assert_array_equal(single.scores_, converted.scores_)
+    svc = zn.SVC().fit(X, y)
+    np.testing.assert_array_equal(svc.decision_function(np.asfortranarray(X)),
+                                  svc.decision_function(X))
+
+
+def test_fits_release_the_gil():
+    # While two fits run in threads, this thread keeps running Python: with the GIL held by a
+    # fit it would stall for the whole fit.
+    X, y = two_class_problem(n=80, d=300, seed=2)
+    start = time.perf_counter()
+    zn.RFE(5, ridge=1e-3).fit(X, y)
+    one_fit = time.perf_counter() - start
+
+    spans = []
+
+    def fit():
+        t0 = time.perf_counter()
+        zn.RFE(5, ridge=1e-3).fit(X, y)
+        spans.append((t0, time.perf_counter()))
+
+    threads = [threading.Thread(target=fit) for _ in range(2)]
+    for t in threads:
+        t.start()
+    ticks = []
+    while any(t.is_alive() for t in threads):
+        ticks.append(time.perf_counter())
+        time.sleep(0.001)
+    for t in threads:
+        t.join()
+    (a0, a1), (b0, b1) = spans
+    assert max(a0, b0) < min(a1, b1), "the two fits did not overlap"
+    longest_stall = max(np.diff(ticks)) if len(ticks) > 1 else one_fit
+    assert len(ticks) > 5 and longest_stall < 0.5 * one_fit, (longest_stall, one_fit)
+
+
+def test_evaluate_selection():
+    X, y = two_class_problem(n=60, d=40, seed=7)
+    r = zn.evaluate_selection(X, y, method="l2-arom", feature_counts=[20, 3], n_splits=6,
+                              train_size=0.75, random_state=3, ridge=1e-3, n_jobs=1)
+    assert list(r.feature_counts) == [20, 3]
+    assert r.split_errors.shape == (6, 2)
+    np.testing.assert_allclose(r.mean_error, r.split_errors.mean(axis=0))
+    assert len(r.selected) == 6 and all(len(s[1]) == 3 for s in r.selected)
+    assert r.mean_error[1] <= 0.2
+    # The same seed gives the same splits; an estimator instance gives its method and options.
+    again = zn.evaluate_selection(X, y, method=zn.AROM(ridge=1e-3), feature_counts=[20, 3],
+                                  n_splits=6, train_size=45, random_state=3)
+    np.testing.assert_array_equal(again.split_errors, r.split_errors)
+    with pytest.raises(zn.InvalidArgument, match="unknown selection method 'nope'"):
+        zn.evaluate_selection(X, y, method="nope", feature_counts=[3], n_splits=2)
+    with pytest.raises(zn.InvalidArgument, match="unknown selection option 'ridg'"):
+        zn.evaluate_selection(X, y, feature_counts=[3], n_splits=2, ridg=1.0)
+
+
+def test_evaluate_selection_matches_the_command_line_tool():
+    # The same seed gives the same splits and errors as `zeronorm cv` (colon cancer data).
+    import json
+    import os
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    tool = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(zn.__file__))),
+                        "src", "cli", "zeronorm")
+    if not os.path.exists(tool):
+        pytest.skip("the command-line tool is not built next to this module")
+    data = os.path.join(root, "data", "colon", "colon.csv")
+    raw = np.loadtxt(data, delimiter=",", skiprows=1)
+    X, y = raw[:, :-1], raw[:, -1]
+    ours = zn.evaluate_selection(X, y, feature_counts=[100, 20], n_splits=10, train_size=50,
+                                 random_state=1, log10=True, ridge=1e-3, final_C=np.inf,
+                                 final_ridge=1e-3)
+    out = subprocess.run([tool, "cv", data, "--method", "l2-arom", "--features", "100,20",
+                          "--splits", "10", "--train-size", "50", "--ridge", "1e-3",
+                          "--final-C", "inf", "--final-ridge", "1e-3", "--log10",
+                          "--standardize", "--seed", "1", "--json", "--quiet"],
+                         check=True, capture_output=True, text=True).stdout
+    theirs = json.loads(out)["results"]
+    np.testing.assert_allclose(ours.mean_error, [p["mean_error"] for p in theirs], atol=1e-12)

@@ -1,0 +1,34 @@
+"""zeronorm: sparse SVMs by approximate zero-norm minimisation, as scikit-learn estimators.
+
+Feature selectors: :class:`AROM` (Weston et al. 2003), :class:`RFE` (Guyon et al. 2002),
+:class:`CORR`. Classifiers: :class:`SVC` (C-SVC by SMO) and :class:`L0SVC` (the L0-norm sparse
+kernel machine of Huang et al. 2008). :func:`evaluate_selection` runs a selection method over
+many stratified train/test splits. Every computation runs in the C++ library (``zeronorm._core``)
+with the GIL released.
+"""
+import os as _os
+
+_here = _os.path.dirname(_os.path.abspath(__file__))
+# The CUDA backend's module, when the package was built with it, sits next to the extension.
+if "ZERONORM_CUDA_MODULE" not in _os.environ and _os.path.exists(
+        _os.path.join(_here, "libzeronorm_cuda.so")):
+    _os.environ["ZERONORM_CUDA_MODULE"] = _os.path.join(_here, "libzeronorm_cuda.so")
+
+from . import _core  # noqa: E402
+from .errors import (CudaError, DataFormatError, DimensionMismatch, Error,  # noqa: E402
+                     InvalidArgument, NotCompiled, NumericalError, OutOfDeviceMemory, OutputError)
+from .selection import AROM, CORR, RFE  # noqa: E402
+from .svm import SVC, L0SVC  # noqa: E402
+from .evaluation import SelectionEvaluation, evaluate_selection  # noqa: E402
+
+__version__ = "0.1.0"
+
+
+def cuda_available():
+    """True when this build has the CUDA backend and at least one device is usable."""
+    return bool(_core.cuda_compiled()) and _core.cuda_device_count() > 0
+
+
+__all__ = ["AROM", "RFE", "CORR", "SVC", "L0SVC", "evaluate_selection", "SelectionEvaluation",
+           "cuda_available", "Error", "InvalidArgument", "DimensionMismatch", "DataFormatError",
+           "OutputError", "NumericalError", "NotCompiled", "CudaError", "OutOfDeviceMemory"]

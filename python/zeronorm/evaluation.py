@@ -1,0 +1,82 @@
+"""Evaluation of a feature-selection method over many stratified train/test splits."""
+from dataclasses import dataclass, field
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_consistent_length
+
+from . import _core
+from ._common import encode_labels, parse_device
+from .selection import _RankerSelector
+
+
+@dataclass
+class SelectionEvaluation:
+    """What :func:`evaluate_selection` measured.
+
+    ``mean_error[c]`` and ``std_error[c]`` (sample sd / sqrt(splits)) of the test error for
+    ``feature_counts[c]`` over the splits whose final classifier trained
+    (``failed_classifiers[c]`` left out); ``split_errors`` (n_splits, n_counts), NaN where that
+    classifier failed; ``selected[s][c]`` the column indices split s chose for count c, best
+    first; ``status`` "success" when every split's selection converged.
+    """
+    feature_counts: np.ndarray
+    mean_error: np.ndarray
+    std_error: np.ndarray
+    failed_classifiers: np.ndarray
+    split_errors: np.ndarray
+    selected: list = field(repr=False)
+    classes: np.ndarray = field(repr=False)
+    status: str = "success"
+    seconds: float = 0.0
+
+
+def _train_rows(train_size, n):
+    if isinstance(train_size, numbers.Integral) and not isinstance(train_size, bool):
+        return int(train_size)
+    if isinstance(train_size, numbers.Real) and 0 < train_size < 1:
+        return int(round(train_size * n))
+    raise ValueError(f"train_size must be a row count or a fraction in (0, 1); got {train_size!r}")
+
+
+def evaluate_selection(X, y, method="l2-arom", feature_counts=(10,), n_splits=10, train_size=0.8,
+                       random_state=None, log10=False, standardize=True, device="cpu",
+                       n_jobs=None, **options):
+    """Runs ``method`` on ``n_splits`` stratified random train/test splits of (X, y): for each,
+    the preprocessing fitted on its training rows (``log10`` first, then ``standardize``), one
+    selection path serving every count of ``feature_counts``, the final linear SVM retrained on
+    each subset, and its test error.
+
+    ``method``: a registered ranker name ("l2-arom", "l1-arom", "rfe", "corr") with the
+    library's SelectionOptions fields as keyword ``options`` (C, ridge, max_iterations, ...),
+    or an :class:`AROM`/:class:`RFE`/:class:`CORR` instance whose parameters are used.
+    ``train_size``: rows or a fraction. ``random_state``: an int seed (the same splits as the
+    command-line tool's ``--seed``), None or a RandomState. ``n_jobs``: CPU threads over the
+    splits (None: all cores). Returns a :class:`SelectionEvaluation`.
+    """
+    X = check_array(X, dtype=np.float64, ensure_min_samples=2)
+    y = np.asarray(y)
+    check_consistent_length(X, y)
+    check_classification_targets(y)
+    classes, labels = encode_labels(y)
+    if isinstance(method, _RankerSelector):
+        options = {**method._options(), **options}
+        device = method.device if device == "cpu" else device
+        method = method._method()
+    if isinstance(random_state, numbers.Integral):
+        seed = int(random_state)
+    else:
+        seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    kind, index = parse_device(device)
+    threads = 0 if n_jobs is None or n_jobs < 0 else int(n_jobs)
+    r = _core.evaluate_selection(X, labels, {"method": method,
+                                             "feature_counts": [int(c) for c in feature_counts],
+                                             **options},
+                                 int(n_splits), _train_rows(train_size, X.shape[0]), seed,
+                                 bool(log10), bool(standardize), threads, kind, index)
+    return SelectionEvaluation(feature_counts=r["feature_counts"], mean_error=r["mean_error"],
+                               std_error=r["std_error"], failed_classifiers=r["failed_classifiers"],
+                               split_errors=r["split_errors"], selected=r["selected"],
+                               classes=classes, status=r["status"], seconds=r["seconds"])

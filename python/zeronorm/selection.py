@@ -1,0 +1,174 @@
+"""Feature selectors over the library's registered rankers: AROM, RFE and CORR."""
+import math
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _core
+from ._common import encode_labels, parse_device, report
+
+
+def _n_features(requested, d):
+    """The feature count to select: None -> half (at least one), a float in (0, 1) -> that
+    fraction of d (at least one), an int as given (the library checks 1 <= r <= d)."""
+    if requested is None:
+        return max(1, d // 2)
+    if isinstance(requested, numbers.Integral) and not isinstance(requested, bool):
+        return int(requested)
+    if isinstance(requested, numbers.Real) and 0 < requested < 1:
+        return max(1, int(requested * d))
+    raise ValueError("n_features_to_select must be None, an integer in 1..n_features or a "
+                     f"fraction in (0, 1); got {requested!r}")
+
+
+class _RankerSelector(SelectorMixin, BaseEstimator):
+    """A registered feature ranker as a scikit-learn selector (subclasses give the method and
+    its options). Any two labels; K >= 3 classes by one-vs-rest machines (AROM with
+    multiclass="ww": one Weston-Watkins machine)."""
+
+    def _method(self):
+        raise NotImplementedError
+
+    def _options(self):
+        """The library's SelectionOptions fields this estimator sets (besides the counts)."""
+        return {"final_C": float(self.final_C), "final_ridge": float(self.final_ridge)}
+
+    def fit(self, X, y):
+        """Selects ``n_features_to_select`` features of X for the labels y."""
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        self.classes_, labels = encode_labels(y)
+        d = X.shape[1]
+        r = _n_features(self.n_features_to_select, d)
+        kind, index = parse_device(self.device)
+        options = {"method": self._method(), "feature_counts": [r], **self._options()}
+        result = _core.rank(X, labels, options, kind, index)
+        subset = result["subsets"][0]
+        self.selected_features_ = subset["selected"]
+        self.n_features_to_select_ = len(self.selected_features_)
+        self.scores_ = result["scores"]
+        # 1..d, best first: the selected features in their rank order, then the rest by score.
+        rest = np.setdiff1d(np.arange(d), self.selected_features_)
+        rest = rest[np.argsort(-self.scores_[rest], kind="stable")]
+        order = np.concatenate([self.selected_features_, rest])
+        self.ranking_ = np.empty(d, dtype=np.int64)
+        self.ranking_[order] = np.arange(1, d + 1)
+        self.n_iter_ = int(result["iterations"])
+        self.status_ = result["status"]
+        self.converged_ = self.status_ == "success"
+        self.classifier_status_ = subset["classifier_status"]
+        # The final linear classifier retrained on the selected columns: coef_ is
+        # (n_machines, n_selected), one row per machine (one for two classes).
+        if subset["class_weights"].size:
+            self.coef_ = subset["class_weights"].T.copy()
+            self.intercept_ = np.asarray(subset["bias"], dtype=np.float64)
+        report(self, f"{type(self).__name__} ({self._method()})", self.status_,
+               iterations=self.n_iter_, seconds=result["seconds"])
+        if self.classifier_status_ not in ("success", "no_convergence"):
+            report(self, "the final classifier", self.classifier_status_,
+                   subset["classifier_message"])
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "selected_features_")
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.selected_features_] = True
+        return mask
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+
+class AROM(_RankerSelector):
+    """Feature selection by approximation of the zero-norm minimisation (Weston, Elisseeff,
+    Schoelkopf & Tipping 2003): z <- z * |w| over repeated linear SVMs on the rescaled data
+    (``norm="l2"``, Problem 8) or LPs (``norm="l1"``, Problem 7), keeping the
+    ``n_features_to_select`` largest.
+
+    Parameters are the library's SelectionOptions, with its defaults: ``C`` and ``ridge`` of the
+    inner SVMs (C = inf with ridge = 0 is the hard margin, which needs separable data: set a
+    ridge, e.g. 1e-3, or a finite C otherwise), ``max_iter`` AROM iterations, ``tol`` the inner
+    SMO tolerance, ``multiclass`` "ovr" or "ww" (l2 only), ``final_C`` and ``final_ridge`` of the
+    linear SVM retrained on the selected features (``coef_``). ``device``: "cpu", "cuda" or
+    "cuda:N". ``verbose``: log each fit to the "zeronorm" logger.
+    """
+
+    def __init__(self, n_features_to_select=None, *, norm="l2", C=math.inf, ridge=0.0,
+                 prune_tolerance=1e-8, convergence_tolerance=1e-6, max_iter=1000, tol=1e-8,
+                 multiclass="ovr", final_C=100.0, final_ridge=0.0, device="cpu", verbose=False):
+        self.n_features_to_select = n_features_to_select
+        self.norm = norm
+        self.C = C
+        self.ridge = ridge
+        self.prune_tolerance = prune_tolerance
+        self.convergence_tolerance = convergence_tolerance
+        self.max_iter = max_iter
+        self.tol = tol
+        self.multiclass = multiclass
+        self.final_C = final_C
+        self.final_ridge = final_ridge
+        self.device = device
+        self.verbose = verbose
+
+    def _method(self):
+        if self.norm not in ("l1", "l2"):
+            raise ValueError(f"norm must be 'l1' or 'l2', got {self.norm!r}")
+        return f"{self.norm}-arom"
+
+    def _options(self):
+        return {**super()._options(), "C": float(self.C), "ridge": float(self.ridge),
+                "prune_tolerance": float(self.prune_tolerance),
+                "convergence_tolerance": float(self.convergence_tolerance),
+                "max_iterations": int(self.max_iter), "smo_tolerance": float(self.tol),
+                "multiclass": str(self.multiclass)}
+
+
+class RFE(_RankerSelector):
+    """Recursive feature elimination by the weights of a linear SVM (Guyon, Weston, Barnhill &
+    Vapnik 2002). ``step``: the fraction of the remaining features removed per round, in
+    [0, 1); 0 removes one per round. ``C``, ``ridge``, ``tol``: the inner SVMs (hard margin by
+    default, as AROM). The other parameters as :class:`AROM`.
+    """
+
+    def __init__(self, n_features_to_select=None, *, step=0.0, C=math.inf, ridge=0.0, tol=1e-8,
+                 final_C=100.0, final_ridge=0.0, device="cpu", verbose=False):
+        self.n_features_to_select = n_features_to_select
+        self.step = step
+        self.C = C
+        self.ridge = ridge
+        self.tol = tol
+        self.final_C = final_C
+        self.final_ridge = final_ridge
+        self.device = device
+        self.verbose = verbose
+
+    def _method(self):
+        return "rfe"
+
+    def _options(self):
+        return {**super()._options(), "C": float(self.C), "ridge": float(self.ridge),
+                "smo_tolerance": float(self.tol), "rfe_fraction": float(self.step)}
+
+
+class CORR(_RankerSelector):
+    """The correlation filter (mu+ - mu-)^2 / (s+^2 + s-^2) of Weston et al. 2003, sec. 4.2:
+    the ``n_features_to_select`` best scores (one-vs-rest for K >= 3 classes). The final linear
+    SVM (``final_C``, ``final_ridge``) gives ``coef_``.
+    """
+
+    def __init__(self, n_features_to_select=None, *, final_C=100.0, final_ridge=0.0,
+                 device="cpu", verbose=False):
+        self.n_features_to_select = n_features_to_select
+        self.final_C = final_C
+        self.final_ridge = final_ridge
+        self.device = device
+        self.verbose = verbose
+
+    def _method(self):
+        return "corr"
