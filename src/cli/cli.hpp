@@ -53,6 +53,34 @@ struct PreprocessOptions {
     void add_to(CLI::App& app);
 };
 
+// Library option fields and the flags that set them, e.g. {"smo.C", "--C"}.
+using FlagNames = std::vector<std::pair<std::string, std::string>>;
+
+// The flags of registered methods' own parameters (MethodInfo::parameters), declared once each
+// from the registry; a method's values reach it as Parameters (text, parsed by the method).
+class MethodFlags {
+public:
+    // Flags in `shared` stay the command's own (declared and checked by it).
+    void add_to(CLI::App& app, const std::vector<const MethodInfo*>& methods,
+                const std::vector<std::string>& shared = {});
+    // The values of the given flags, all of which `method` must take (InvalidArgument naming a
+    // flag given for another method).
+    Parameters parameters_for(const MethodInfo& method) const;
+    std::vector<std::string> given_flags() const;
+    // Parameter names with their flags, for validate_flags.
+    FlagNames flag_names() const;
+
+private:
+    struct Flag {
+        ParameterInfo info;
+        std::vector<std::string> methods;  // the methods taking it
+        std::string text;
+        bool on = false;  // Type::Flag
+        CLI::Option* option = nullptr;
+    };
+    std::vector<std::unique_ptr<Flag>> flags_;  // stable addresses: CLI11 binds to them
+};
+
 // Kernel and solver options of train and cv.
 struct SvmCliOptions {
     std::string kernel = "rbf";
@@ -95,9 +123,6 @@ struct SelectionCliOptions {
     double C = std::numeric_limits<double>::infinity();
     double ridge = 0.0;
     std::string multiclass = "ovr";
-    double rfe_fraction = 0.0;
-    // fsv, l2-l1-svm, l2-l0-svm (DcOptions' defaults).
-    DcOptions dc;
     std::int64_t max_iterations = 1000;
     // SelectionOptions' defaults: a soft margin that trains on inseparable data.
     double final_C = 100.0;
@@ -116,36 +141,14 @@ struct SelectionCliOptions {
     // The library options (feature counts sorted largest first).
     SelectionOptions build() const;
     // options.validate with the flags' names in its messages.
-    static void validate(const SelectionOptions& options, Index n_features);
+    void validate(const SelectionOptions& options, Index n_features) const;
+    FlagNames flag_names() const;  // selection fields and rankers' parameters with their flags
 
 private:
     CLI::App* app_ = nullptr;
+    MethodFlags ranker_flags_;  // each ranker's own parameters (--rfe-fraction, --mu, ...)
+    void add_method_flags(CLI::App& app);
     CLI::Option* tolerance_option_ = nullptr;
-};
-
-// Library option fields and the flags that set them, e.g. {"smo.C", "--C"}.
-using FlagNames = std::vector<std::pair<std::string, std::string>>;
-
-// The flags of registered methods' own parameters (MethodInfo::parameters), declared once each
-// from the registry; a method's values reach it as Parameters (text, parsed by the method).
-class MethodFlags {
-public:
-    void add_to(CLI::App& app, const std::vector<const MethodInfo*>& methods);
-    // The values of the given flags, all of which `method` must take (InvalidArgument naming a
-    // flag given for another method).
-    Parameters parameters_for(const MethodInfo& method) const;
-    // Parameter names with their flags, for validate_flags.
-    FlagNames flag_names() const;
-
-private:
-    struct Flag {
-        ParameterInfo info;
-        std::vector<std::string> methods;  // the methods taking it
-        std::string text;
-        bool on = false;  // Type::Flag
-        CLI::Option* option = nullptr;
-    };
-    std::vector<std::unique_ptr<Flag>> flags_;  // stable addresses: CLI11 binds to them
 };
 
 class Command {

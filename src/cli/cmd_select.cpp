@@ -50,7 +50,7 @@ public:
             standardizer = Standardizer::fit(data.X);
             data.X = standardizer->transform(data.X);
         }
-        SelectionCliOptions::validate(options, data.n_features());
+        selection.validate(options, data.n_features());
 
         progress(common,
                  "selecting with " + options.method + " on " + backend->description());

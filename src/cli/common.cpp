@@ -281,25 +281,13 @@ void SelectionCliOptions::add_to(CLI::App& app, const std::vector<std::string>& 
     app.add_option("--multiclass", multiclass, "Multi-class scheme")
         ->check(CLI::IsMember({"ovr", "ww"}))
         ->capture_default_str();
-    app.add_option("--rfe-fraction", rfe_fraction,
-                   "RFE: fraction of features removed per round (0: one per round)")
-        ->capture_default_str();
-    app.add_option("--lambda", dc.lambda, "FSV: weight of the feature penalty, in [0, 1)")
-        ->capture_default_str();
-    app.add_option("--mu", dc.mu, "l2-l1-svm, l2-l0-svm: weight of the mean hinge loss")
-        ->capture_default_str();
-    app.add_option("--nu", dc.nu, "l2-l1-svm, l2-l0-svm: weight of the feature penalty")
-        ->capture_default_str();
-    app.add_option("--alpha", dc.alpha, "fsv, l2-l0-svm: alpha of 1 - exp(-alpha |w_j|)")
-        ->capture_default_str();
-    app.add_option("--dc-tolerance", dc.tolerance, "fsv, l2-l0-svm: DCA stopping tolerance on v")
-        ->capture_default_str();
     app.add_option("--final-C", final_C,
                    "C of the classifier retrained on the selected features (finite: trains on "
                    "inseparable data; inf with --final-ridge 0: the pure hard margin)")
         ->capture_default_str();
     app.add_option("--final-ridge", final_ridge, "Ridge of the retrained classifier")
         ->capture_default_str();
+    add_method_flags(app);
     if (!solver_flags) return;
     app.add_option("-C,--C", C, "SVM C inside AROM/RFE (inf: hard margin)")->capture_default_str();
     app.add_option("--ridge", ridge,
@@ -312,18 +300,19 @@ void SelectionCliOptions::add_to(CLI::App& app, const std::vector<std::string>& 
         app.add_option("-t,--tolerance", tolerance, "SMO stopping tolerance of the inner SVMs");
 }
 
+void SelectionCliOptions::add_method_flags(CLI::App& app) {
+    // The rankers' own flags from the registry; the solver flags stay the command's.
+    std::vector<const MethodInfo*> infos;
+    for (const auto& ranker : feature_rankers()) infos.push_back(&ranker->info());
+    ranker_flags_.add_to(app, infos, {"--C", "--ridge", "--tolerance", "--max-iterations"});
+}
+
 namespace {
 const FlagNames selection_flag_names = {
     {"feature_counts", "--features"}, {"C", "--C"},
     {"ridge", "--ridge"},             {"max_iterations", "--max-iterations"},
-    {"rfe_fraction", "--rfe-fraction"}, {"final_C", "--final-C"},
-    {"final_ridge", "--final-ridge"}, {"smo.tolerance", "--tolerance"},
-    {"smo.cache_mb", "--cache-mb"},     {"dc.lambda", "--lambda"},
-    {"dc.mu", "--mu"},                  {"dc.nu", "--nu"},
-    {"dc.alpha", "--alpha"},            {"dc.tolerance", "--dc-tolerance"}};
-// Flags that only some rankers read (their ParameterInfo lists them).
-const char* const method_flags[] = {"--rfe-fraction", "--lambda", "--mu", "--nu", "--alpha",
-                                    "--dc-tolerance"};
+    {"final_C", "--final-C"},         {"final_ridge", "--final-ridge"},
+    {"smo.tolerance", "--tolerance"}, {"smo.cache_mb", "--cache-mb"}};
 }  // namespace
 
 namespace {
@@ -340,14 +329,7 @@ void SelectionCliOptions::check(bool cap_given) const {
                "--max-iterations caps the AROM iterations; --method "
                    << method << " has no iteration cap"
                    << (method == "rfe" ? " (--rfe-fraction takes fewer rounds)" : ""));
-    for (const char* flag : method_flags) {
-        if (!given(app_->get_option(flag)) || ranker_takes(method, flag)) continue;
-        std::string takers;  // "a or b"
-        for (const auto& ranker : feature_rankers())
-            if (ranker_takes(ranker->info().name, flag))
-                takers += (takers.empty() ? "" : " or ") + ranker->info().name;
-        throw InvalidArgument(std::string(flag) + " is for --method " + takers + ", not " + method);
-    }
+    ranker_flags_.parameters_for(find_ranker(method).info());  // refuses another method's flags
     if (given(app_->get_option("--final-ridge")))
         ZN_EXPECTS(std::isfinite(final_ridge) && final_ridge >= 0,
                    "--final-ridge must be finite and >= 0, got " << final_ridge);
@@ -356,13 +338,19 @@ void SelectionCliOptions::check(bool cap_given) const {
 void SelectionCliOptions::refuse_all(const std::string& why) const {
     for (const char* flag : {"--features", "--multiclass", "--final-C", "--final-ridge"})
         ZN_EXPECTS(!given(app_->get_option(flag)), flag << " " << why);
-    for (const char* flag : method_flags)
-        ZN_EXPECTS(!given(app_->get_option(flag)), flag << " " << why);
+    for (const std::string& flag : ranker_flags_.given_flags())
+        throw InvalidArgument(flag + " " + why);
 }
 
-void SelectionCliOptions::validate(const SelectionOptions& options, Index n_features) {
+void SelectionCliOptions::validate(const SelectionOptions& options, Index n_features) const {
     const bool own_count = find_ranker(options.method).chooses_own_count();
-    validate_flags([&] { options.validate(n_features, own_count); }, selection_flag_names);
+    validate_flags([&] { options.validate(n_features, own_count); }, flag_names());
+}
+
+FlagNames SelectionCliOptions::flag_names() const {
+    FlagNames names = selection_flag_names;
+    for (const auto& name : ranker_flags_.flag_names()) names.push_back(name);
+    return names;
 }
 
 SelectionOptions SelectionCliOptions::build() const {
@@ -375,37 +363,46 @@ SelectionOptions SelectionCliOptions::build() const {
     options.ridge = ridge;
     options.final_C = final_C;
     options.final_ridge = final_ridge;
-    options.rfe_fraction = rfe_fraction;
-    options.dc = dc;
     options.max_iterations = max_iterations;
     if (tolerance_option_ != nullptr && tolerance_option_->count() > 0)
         options.smo.tolerance = tolerance;
+    const Parameters parameters = ranker_flags_.parameters_for(find_ranker(method).info());
+    validate_flags(
+        [&] {
+            for (const auto& [name, text] : parameters) options.set_parameter(name, text);
+        },
+        flag_names());
     return options;
 }
 
-void MethodFlags::add_to(CLI::App& app, const std::vector<const MethodInfo*>& methods) {
+void MethodFlags::add_to(CLI::App& app, const std::vector<const MethodInfo*>& methods,
+                         const std::vector<std::string>& shared) {
     for (const MethodInfo* method : methods)
         for (const ParameterInfo& p : method->parameters) {
+            if (std::find(shared.begin(), shared.end(), p.flag) != shared.end()) continue;
             auto same = std::find_if(flags_.begin(), flags_.end(),
                                      [&](const auto& f) { return f->info.flag == p.flag; });
-            if (same != flags_.end()) {
-                (*same)->methods.push_back(method->name);
-                continue;
+            Flag* flag = same != flags_.end() ? same->get() : nullptr;
+            if (flag == nullptr) {
+                flags_.push_back(std::make_unique<Flag>());
+                flag = flags_.back().get();
+                flag->info = p;
+                if (p.type == ParameterInfo::Type::Flag) {
+                    flag->option = app.add_flag(p.flag, flag->on);
+                } else {
+                    flag->option = app.add_option(p.flag, flag->text);
+                    flag->option->type_name(p.type == ParameterInfo::Type::Integer ? "INT"
+                                            : p.type == ParameterInfo::Type::Real  ? "FLOAT"
+                                                                                   : "TEXT");
+                    if (p.type == ParameterInfo::Type::Choice)
+                        flag->option->check(CLI::IsMember(p.choices));
+                }
             }
-            auto flag = std::make_unique<Flag>();
-            flag->info = p;
-            flag->methods = {method->name};
-            const std::string help = method->name + ": " + p.help + " (default " +
-                                     p.default_value + (p.valid.empty() ? "" : "; " + p.valid) +
-                                     ")";
-            if (p.type == ParameterInfo::Type::Flag) {
-                flag->option = app.add_flag(p.flag, flag->on, help);
-            } else {
-                flag->option = app.add_option(p.flag, flag->text, help);
-                if (p.type == ParameterInfo::Type::Choice)
-                    flag->option->check(CLI::IsMember(p.choices));
-            }
-            flags_.push_back(std::move(flag));
+            flag->methods.push_back(method->name);
+            std::string takers;  // "fsv, l2-l0-svm: "
+            for (const std::string& m : flag->methods) takers += (takers.empty() ? "" : ", ") + m;
+            flag->option->description(takers + ": " + p.help + " (default " + p.default_value +
+                                      (p.valid.empty() ? "" : "; " + p.valid) + ")");
         }
 }
 
@@ -416,15 +413,22 @@ Parameters MethodFlags::parameters_for(const MethodInfo& method) const {
         const bool taken = std::find(flag->methods.begin(), flag->methods.end(), method.name) !=
                            flag->methods.end();
         if (!taken) {
-            std::string owners;
-            for (const std::string& m : flag->methods) owners += (owners.empty() ? "" : ", ") + m;
-            throw InvalidArgument("only --method " + owners + " takes " + flag->info.flag +
-                                  " (not " + method.name + ")");
+            std::string owners;  // "a or b"
+            for (const std::string& m : flag->methods) owners += (owners.empty() ? "" : " or ") + m;
+            throw InvalidArgument(flag->info.flag + " is for --method " + owners + ", not " +
+                                  method.name);
         }
         out[flag->info.name] =
             flag->info.type == ParameterInfo::Type::Flag ? (flag->on ? "true" : "false")
                                                          : flag->text;
     }
+    return out;
+}
+
+std::vector<std::string> MethodFlags::given_flags() const {
+    std::vector<std::string> out;
+    for (const auto& flag : flags_)
+        if (given(flag->option)) out.push_back(flag->info.flag);
     return out;
 }
 

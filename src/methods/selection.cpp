@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <sstream>
 
@@ -27,6 +28,35 @@ MulticlassScheme parse_multiclass_scheme(const std::string& name) {
 
 std::string to_string(MulticlassScheme scheme) {
     return scheme == MulticlassScheme::OneVsRest ? "ovr" : "ww";
+}
+
+double parse_parameter_number(const std::string& name, const std::string& text) {
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    ZN_EXPECTS(!text.empty() && *end == '\0', name << " must be a number, got '" << text << "'");
+    return value;
+}
+
+void SelectionOptions::set_parameter(const std::string& name, const std::string& text) {
+    // The fields rankers list as parameters, by ParameterInfo::name.
+    const std::pair<const char*, double*> reals[] = {
+        {"C", &C},           {"ridge", &ridge},          {"rfe_fraction", &rfe_fraction},
+        {"dc.lambda", &dc.lambda}, {"dc.mu", &dc.mu},    {"dc.nu", &dc.nu},
+        {"dc.alpha", &dc.alpha},   {"dc.tolerance", &dc.tolerance},
+        {"smo.tolerance", &smo.tolerance}};
+    for (const auto& [field, value] : reals)
+        if (name == field) {
+            *value = parse_parameter_number(name, text);
+            return;
+        }
+    if (name == "max_iterations") {
+        const double value = parse_parameter_number(name, text);
+        ZN_EXPECTS(value == std::floor(value) && std::fabs(value) < 9e18,
+                   name << " must be a whole number, got '" << text << "'");
+        max_iterations = static_cast<std::int64_t>(value);
+        return;
+    }
+    throw InvalidArgument("no selection parameter is named '" + name + "'");
 }
 
 void SelectionOptions::validate(Index n_features, bool counts_optional) const {

@@ -368,7 +368,7 @@ expect_rc l0_C 1
 expect_grep l0_C err 'C-xi'
 run l0_svm_flags train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --C-alpha 0.2
 expect_rc l0_svm_flags 1
-expect_grep l0_svm_flags err 'only --method l0-svm takes --C-alpha'
+expect_grep l0_svm_flags err '--C-alpha is for --method l0-svm, not svm'
 run l0_bad_p train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --method l0-svm --p 3
 expect_rc l0_bad_p 1
 expect_grep l0_bad_p err 'p must be in \[0, 2\]'

@@ -63,5 +63,29 @@ TEST(ClassifierRegistry, BadParametersAreNamedAsListed) {
     }
 }
 
+// Every parameter a ranker lists is a field set_parameter reaches (the command-line tool and
+// bindings pass them by these names), and a bad value names it.
+TEST(RankerRegistry, EveryListedParameterIsSettable) {
+    for (const auto& ranker : feature_rankers())
+        for (const ParameterInfo& p : ranker->info().parameters) {
+            SCOPED_TRACE(ranker->info().name + " " + p.name);
+            SelectionOptions options;
+            EXPECT_NO_THROW(options.set_parameter(p.name, p.default_value));
+            try {
+                options.set_parameter(p.name, "x");
+                ADD_FAILURE() << "'x' was accepted";
+            } catch (const InvalidArgument& e) {
+                EXPECT_EQ(std::string(e.what()).rfind(p.name + " ", 0), 0u) << e.what();
+            }
+        }
+    SelectionOptions options;
+    options.set_parameter("dc.mu", "2.5");
+    options.set_parameter("max_iterations", "7");
+    EXPECT_EQ(options.dc.mu, 2.5);
+    EXPECT_EQ(options.max_iterations, 7);
+    EXPECT_THROW(options.set_parameter("max_iterations", "7.5"), InvalidArgument);
+    EXPECT_THROW(options.set_parameter("no_such_field", "1"), InvalidArgument);
+}
+
 }  // namespace
 }  // namespace zeronorm

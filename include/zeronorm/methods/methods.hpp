@@ -1,11 +1,12 @@
 // The registry of methods: feature rankers (l2-arom, l1-arom, rfe, corr, fsv, l2-l1-svm,
-// l2-l0-svm, rlp) and classifiers (svm,
-// l0-svm), each with its name, a one-line description, the paper it follows and the parameters
+// l2-l0-svm, rlp) and classifiers (svm, l0-svm), each with its name, a one-line description, the paper it follows and the parameters
 // it reads, so that the command-line tool (and bindings) can list them and offer their options.
 //
-// Adding a method: implement FeatureRanker (or Classifier) in the method's own source files,
-// give it a factory `std::unique_ptr<FeatureRanker> make_<name>_ranker()`, and add that factory
-// to the list in src/methods/method_registry.cpp (one line).
+// Adding a method: implement FeatureRanker (or Classifier) in the method's own folder under
+// src/methods/, give it a factory `std::unique_ptr<FeatureRanker> make_<name>_ranker()`, and add
+// that factory to the list in src/methods/method_registry.cpp (one line). Its parameters
+// (MethodInfo::parameters) become command-line flags and reach it by name: a classifier's as
+// Parameters, a ranker's through SelectionOptions::set_parameter into its options field.
 #pragma once
 
 #include <map>

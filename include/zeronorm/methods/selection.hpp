@@ -94,7 +94,14 @@ struct SelectionOptions {
     // Throws InvalidArgument naming the bad field. counts_optional: an empty feature_counts
     // is accepted (a method that chooses its own count).
     void validate(Index n_features, bool counts_optional = false) const;
+    // Sets the field a ranker's parameter names (ParameterInfo::name: "rfe_fraction",
+    // "dc.mu", "max_iterations", ...) from its text; InvalidArgument naming the parameter for
+    // an unknown name or text that is not a number.
+    void set_parameter(const std::string& name, const std::string& text);
 };
+
+// `text` as a number (the whole text), or InvalidArgument "<name> must be a number, got ...".
+double parse_parameter_number(const std::string& name, const std::string& text);
 
 // One step of AROM (one SVM per machine and one z-update) or one RFE round.
 struct SelectionIteration {

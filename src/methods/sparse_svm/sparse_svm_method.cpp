@@ -1,6 +1,4 @@
 // Registration of the L0/Lp-norm SVM (sparse_svm.cpp) as a classifier.
-#include <cstdlib>
-
 #include "methods/method_registry.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/io/json.hpp"
@@ -14,12 +12,7 @@ using Type = ParameterInfo::Type;
 
 double real_parameter(const Parameters& parameters, const std::string& name, double fallback) {
     const auto it = parameters.find(name);
-    if (it == parameters.end()) return fallback;
-    char* end = nullptr;
-    const double v = std::strtod(it->second.c_str(), &end);
-    ZN_EXPECTS(!it->second.empty() && *end == '\0',
-               name << " must be a number, got '" << it->second << "'");
-    return v;
+    return it == parameters.end() ? fallback : parse_parameter_number(name, it->second);
 }
 
 class L0SvmClassifier final : public Classifier {
