@@ -110,7 +110,9 @@ SelectionOptions selection_options(const nb::dict& given) {
         else if (k == "final_ridge") o.final_ridge = nb::cast<double>(value);
         else if (k == "smo_tolerance") o.smo.tolerance = nb::cast<double>(value);
         else if (k == "final_smo_tolerance") o.final_smo.tolerance = nb::cast<double>(value);
-        else throw InvalidArgument("unknown selection option '" + k + "'");
+        // A ranker's own parameters by their registered names ("dc.mu", ...); set_parameter
+        // refuses an unknown name.
+        else o.set_parameter(k, nb::cast<std::string>(nb::str(value)));
     }
     return o;
 }

@@ -10,6 +10,10 @@ ESTIMATORS = [
     zn.AROM(norm="l1", C=10.0),
     zn.RFE(ridge=1e-3),
     zn.CORR(),
+    zn.FSV(),
+    zn.L2L1SVM(),
+    zn.L2L0SVM(),
+    zn.RLP(),
     zn.SVC(kernel="rbf", gamma="scale"),
     zn.L0SVC(keep_degenerate=True),
 ]

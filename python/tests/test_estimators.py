@@ -62,6 +62,37 @@ def test_selectors_find_the_informative_features(est, problem):
     assert np.all(est.coef_[0] > 0)
 
 
+@pytest.mark.parametrize("est", [zn.FSV(lam=0.1), zn.L2L1SVM(mu=10.0, nu=1.0),
+                                 zn.L2L0SVM(mu=10.0, nu=1.0)], ids=repr)
+def test_support_selectors_choose_their_own_count(est, problem):
+    """Neumann et al. 2005's methods select the support of w (no count asked): the informative
+    features among it, ranked first; a count caps it."""
+    X, y = problem
+    est.fit(X, y)
+    support = est.get_support(indices=True)
+    assert {0, 1, 2} <= set(support)
+    assert set(np.flatnonzero(est.ranking_ <= 3)) == {0, 1, 2}
+    capped = type(est)(**{**est.get_params(), "n_features_to_select": 2}).fit(X, y)
+    assert len(capped.get_support(indices=True)) == 2
+    assert est.n_iter_ >= 1
+
+
+def test_rlp_selects_a_vertex_support(problem):
+    """RLP's LP has a vertex solution: a few features, ranked first, all informative here."""
+    X, y = problem
+    est = zn.RLP().fit(X, y)
+    support = set(est.get_support(indices=True))
+    assert 1 <= len(support) <= 3 and support <= {0, 1, 2}
+    assert set(np.flatnonzero(est.ranking_ <= len(support))) == support
+
+
+def test_l2_l0_is_no_denser_than_l2_l1(problem):
+    X, y = problem
+    l1 = zn.L2L1SVM(mu=10.0, nu=1.0).fit(X, y)
+    l0 = zn.L2L0SVM(mu=10.0, nu=1.0).fit(X, y)
+    assert len(l0.get_support(indices=True)) <= len(l1.get_support(indices=True))
+
+
 def test_selector_feature_names_from_pandas(problem):
     pd = pytest.importorskip("pandas")
     X, y = problem

@@ -1,4 +1,5 @@
-"""Feature selectors over the library's registered rankers: AROM, RFE and CORR."""
+"""Feature selectors over the library's registered rankers: AROM, RFE, CORR and the DC-programming
+family FSV, L2L1SVM, L2L0SVM, RLP."""
 import math
 import numbers
 
@@ -37,15 +38,18 @@ class _RankerSelector(SelectorMixin, BaseEstimator):
         """The library's SelectionOptions fields this estimator sets (besides the counts)."""
         return {"final_C": float(self.final_C), "final_ridge": float(self.final_ridge)}
 
+    def _counts(self, d):
+        """The library's feature_counts for d features."""
+        return [_n_features(self.n_features_to_select, d)]
+
     def fit(self, X, y):
         """Selects ``n_features_to_select`` features of X for the labels y."""
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         self.classes_, labels = encode_labels(y)
         d = X.shape[1]
-        r = _n_features(self.n_features_to_select, d)
         kind, index = parse_device(self.device)
-        options = {"method": self._method(), "feature_counts": [r], **self._options()}
+        options = {"method": self._method(), "feature_counts": self._counts(d), **self._options()}
         result = _core.rank(X, labels, options, kind, index)
         subset = result["subsets"][0]
         self.selected_features_ = subset["selected"]
@@ -172,3 +176,102 @@ class CORR(_RankerSelector):
 
     def _method(self):
         return "corr"
+
+
+class _SupportSelector(_RankerSelector):
+    """A method that finds its own support {j : |w_j| > 1e-8} (Neumann, Schnoerr & Steidl 2005):
+    ``n_features_to_select=None`` selects that support; a number caps it (the largest |w_j|).
+    Two classes."""
+
+    def _counts(self, d):
+        if self.n_features_to_select is None:
+            return []
+        return [min(_n_features(self.n_features_to_select, d), d)]
+
+
+class FSV(_SupportSelector):
+    """FSV (Bradley & Mangasarian 1998; Neumann et al. 2005 eq. (6)): mean hinge loss +
+    ``lam`` * sum(1 - exp(-alpha v_j)) over |w| <= v, by successive vertex LPs (DCA), stopping
+    when v changes by less than ``tol`` or after ``max_iter`` steps."""
+
+    def __init__(self, n_features_to_select=None, *, lam=0.5, alpha=5.0, tol=1e-5, max_iter=1000,
+                 final_C=100.0, final_ridge=0.0, device="cpu", verbose=False):
+        self.n_features_to_select = n_features_to_select
+        self.lam = lam
+        self.alpha = alpha
+        self.tol = tol
+        self.max_iter = max_iter
+        self.final_C = final_C
+        self.final_ridge = final_ridge
+        self.device = device
+        self.verbose = verbose
+
+    def _method(self):
+        return "fsv"
+
+    def _options(self):
+        return {**super()._options(), "dc.lambda": float(self.lam), "dc.alpha": float(self.alpha),
+                "dc.tolerance": float(self.tol), "max_iterations": int(self.max_iter)}
+
+
+class L2L1SVM(_SupportSelector):
+    """The l2-l1-SVM (Neumann et al. 2005 eq. (7)): (mu/n) hinge + |w|^2/2 + nu |w|_1, solved
+    through its dual to a relative duality gap of 1e-8; selects the support of w."""
+
+    def __init__(self, n_features_to_select=None, *, mu=100.0, nu=1.0, final_C=100.0,
+                 final_ridge=0.0, device="cpu", verbose=False):
+        self.n_features_to_select = n_features_to_select
+        self.mu = mu
+        self.nu = nu
+        self.final_C = final_C
+        self.final_ridge = final_ridge
+        self.device = device
+        self.verbose = verbose
+
+    def _method(self):
+        return "l2-l1-svm"
+
+    def _options(self):
+        return {**super()._options(), "dc.mu": float(self.mu), "dc.nu": float(self.nu)}
+
+
+class L2L0SVM(_SupportSelector):
+    """The l2-l0-SVM (Neumann et al. 2005 eq. (8)): (mu/n) hinge + |w|^2/2 +
+    nu sum(1 - exp(-alpha |w_j|)), by DCA whose steps are weighted l2-l1-SVMs."""
+
+    def __init__(self, n_features_to_select=None, *, mu=100.0, nu=1.0, alpha=5.0, tol=1e-5,
+                 max_iter=1000, final_C=100.0, final_ridge=0.0, device="cpu", verbose=False):
+        self.n_features_to_select = n_features_to_select
+        self.mu = mu
+        self.nu = nu
+        self.alpha = alpha
+        self.tol = tol
+        self.max_iter = max_iter
+        self.final_C = final_C
+        self.final_ridge = final_ridge
+        self.device = device
+        self.verbose = verbose
+
+    def _method(self):
+        return "l2-l0-svm"
+
+    def _options(self):
+        return {**super()._options(), "dc.mu": float(self.mu), "dc.nu": float(self.nu),
+                "dc.alpha": float(self.alpha), "dc.tolerance": float(self.tol),
+                "max_iterations": int(self.max_iter)}
+
+
+class RLP(_SupportSelector):
+    """The robust LP (Bennett & Mangasarian 1992; Neumann et al. 2005 eq. (1)): the hinge-loss
+    LP, whose vertex solution w selects its support."""
+
+    def __init__(self, n_features_to_select=None, *, final_C=100.0, final_ridge=0.0,
+                 device="cpu", verbose=False):
+        self.n_features_to_select = n_features_to_select
+        self.final_C = final_C
+        self.final_ridge = final_ridge
+        self.device = device
+        self.verbose = verbose
+
+    def _method(self):
+        return "rlp"

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/QR>
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -308,16 +309,43 @@ TEST(DcRankers, BadInputIsRefused) {
     } catch (const InvalidArgument& e) {
         expect_message(e.what(), "dc.mu must be finite and > 0");
     }
-    Dataset three = data;
-    for (Index i = 0; i < three.y.size(); ++i) three.y[i] = double(i % 3);
-    s = SelectionOptions();
-    s.method = "fsv";
-    try {
-        select_features(*backend, three, s);
-        ADD_FAILURE() << "no error";
-    } catch (const InvalidArgument& e) {
-        expect_message(e.what(), "two classes");
+}
+
+// K >= 3 classes: one machine per class against the rest, scores |w| summed (as CORR's), the
+// union of the supports ranked by them.
+TEST(DcRankers, ThreeClassesAreOneVsRest) {
+    std::mt19937_64 rng(testing::test_seed());
+    SCOPED_TRACE(testing::test_seed());
+    std::normal_distribution<double> g(0.0, 1.0);
+    Dataset data;
+    data.X.resize(60, 6);
+    data.y.resize(60);
+    for (Index i = 0; i < 60; ++i) {
+        const Index k = i % 3;  // class k is shifted along feature 2k
+        data.y[i] = double(k);
+        for (Index j = 0; j < 6; ++j) data.X(i, j) = g(rng) + (j == 2 * k ? 3.0 : 0.0);
     }
+    auto backend = make_backend(BackendKind::Cpu);
+    SelectionOptions s;
+    s.method = "fsv";
+    s.dc.lambda = 0.1;
+    s.final_ridge = 1e-3;
+    const SelectionResult r = select_features(*backend, data, s);
+    DcOptions dc = s.dc;
+    dc.max_iterations = s.max_iterations;
+    Vector expected = Vector::Zero(6);
+    std::int64_t iterations = 0;
+    for (int k = 0; k < 3; ++k) {
+        Vector target(60);
+        for (Index i = 0; i < 60; ++i) target[i] = data.y[i] == k ? 1.0 : -1.0;
+        const DcResult machine = train_fsv(data.X, target, dc);
+        expected += machine.w.cwiseAbs();
+        iterations += machine.iterations;
+    }
+    EXPECT_EQ(r.scores, expected);
+    EXPECT_EQ(r.iterations, iterations);
+    ASSERT_EQ(r.subsets.size(), 1u);
+    EXPECT_EQ(r.subsets[0].selected, ranked_support(expected, dc.support_threshold));
 }
 
 }  // namespace

@@ -16,30 +16,38 @@ namespace {
 
 using DcTrainer = std::function<DcResult(const Matrix& X, const Vector& y, const DcOptions&)>;
 
-// The method's w as a ranking: scores |w|, one subset per requested count (or its support).
-detail::Ranking ranking_of(const DcResult& r, const IndexVector& counts_desc) {
+// The methods' w as a ranking: scores |w|, summed over the machines (one-vs-rest for K >= 3
+// classes, as CORR's scores), and the union of the supports ranked by that score; one subset per
+// requested count (or the support). Iterations add up; the trace is the first machine's.
+detail::Ranking ranking_of(const std::vector<DcResult>& machines, double threshold,
+                           const IndexVector& counts_desc) {
     detail::Ranking ranking;
-    ranking.scores = r.w.cwiseAbs();
-    ranking.iterations = r.iterations;
-    ranking.status = r.status;
-    for (const DcIteration& it : r.trace)
+    ranking.scores = Vector::Zero(machines.front().w.size());
+    ranking.status = Status::Success;
+    for (const DcResult& r : machines) {
+        ranking.scores += r.w.cwiseAbs();
+        ranking.iterations += r.iterations;
+        if (ranking.status == Status::Success) ranking.status = r.status;
+    }
+    for (const DcIteration& it : machines.front().trace)
         ranking.trace.push_back({it.nonzeros, it.objective, it.v_change});
-    if (counts_desc.empty()) ranking.selected.push_back(r.selected);
+    const IndexVector support = ranked_support(ranking.scores, threshold);
+    if (counts_desc.empty()) ranking.selected.push_back(support);
     for (const Index count : counts_desc) {
-        const auto kept = std::min<std::size_t>(std::size_t(count), r.selected.size());
-        ranking.selected.emplace_back(r.selected.begin(), r.selected.begin() + kept);
+        const auto kept = std::min<std::size_t>(std::size_t(count), support.size());
+        ranking.selected.emplace_back(support.begin(), support.begin() + kept);
     }
     return ranking;
 }
 
-detail::RankerRun dc_run(const char* name, DcTrainer train) {
-    return [name, train](Backend&, const Dataset& data, const detail::Machines& machines,
-                         const SelectionOptions& options, const IndexVector& counts_desc) {
-        ZN_EXPECTS(machines.binary(), name << " selects features for two classes (labels -1/+1); "
-                                              "the data have " << machines.n_classes);
+detail::RankerRun dc_run(DcTrainer train) {
+    return [train](Backend&, const Dataset& data, const detail::Machines& machines,
+                   const SelectionOptions& options, const IndexVector& counts_desc) {
         DcOptions dc = options.dc;
         dc.max_iterations = options.max_iterations;
-        return ranking_of(train(data.X, data.y, dc), counts_desc);
+        std::vector<DcResult> results;
+        for (const Vector& target : machines.targets) results.push_back(train(data.X, target, dc));
+        return ranking_of(results, dc.support_threshold, counts_desc);
     };
 }
 
@@ -90,7 +98,7 @@ std::unique_ptr<FeatureRanker> make_fsv_ranker() {
          {real_parameter("dc.lambda", "--lambda", "0.5", "weight lambda of the feature penalty",
                          "[0, 1)"),
           alpha_parameter(), dca_tolerance_parameter(), dca_cap_parameter()}},
-        dc_run("fsv", train_fsv), false, /*chooses_own_count=*/true);
+        dc_run(train_fsv), false, /*chooses_own_count=*/true);
 }
 
 std::unique_ptr<FeatureRanker> make_l2_l1_svm_ranker() {
@@ -100,7 +108,7 @@ std::unique_ptr<FeatureRanker> make_l2_l1_svm_ranker() {
          "Neumann, Schnoerr & Steidl 2005, eq. (7)",
          {mu_parameter(),
           real_parameter("dc.nu", "--nu", "1", "weight nu of the l1 penalty", "[0, inf)")}},
-        dc_run("l2-l1-svm", train_l2_l1_svm), false, true);
+        dc_run(train_l2_l1_svm), false, true);
 }
 
 std::unique_ptr<FeatureRanker> make_l2_l0_svm_ranker() {
@@ -111,7 +119,7 @@ std::unique_ptr<FeatureRanker> make_l2_l0_svm_ranker() {
          {mu_parameter(),
           real_parameter("dc.nu", "--nu", "1", "weight nu of the concave penalty", "[0, inf)"),
           alpha_parameter(), dca_tolerance_parameter(), dca_cap_parameter()}},
-        dc_run("l2-l0-svm", train_l2_l0_svm), false, true);
+        dc_run(train_l2_l0_svm), false, true);
 }
 
 std::unique_ptr<FeatureRanker> make_rlp_ranker() {
@@ -119,7 +127,7 @@ std::unique_ptr<FeatureRanker> make_rlp_ranker() {
         {SelectionMethod::Rlp, "RLP: the hinge-loss LP, w ranked by |w_j| (its support)",
          "Bennett & Mangasarian 1992; Neumann, Schnoerr & Steidl 2005, eq. (1)",
          {}},
-        dc_run("rlp", train_rlp_as_dc), false, true);
+        dc_run(train_rlp_as_dc), false, true);
 }
 
 }  // namespace zeronorm
