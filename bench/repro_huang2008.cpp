@@ -1,7 +1,7 @@
 // Reproduction of Huang, Zheng, King & Lyu, "Arbitrary norm support vector machines" (Neural
-// Computation, accepted 2008; seed 002), Tables 1 and 2: Ripley's synthetic data.
+// Computation, accepted 2008), Tables 1 and 2: Ripley's synthetic data.
 //
-// Protocol (002 §4.1): 20 random 100-point subsets of Ripley's 250 training points; test on the
+// Protocol (Huang et al. 2008 §4.1): 20 random 100-point subsets of Ripley's 250 training points; test on the
 // 1000 test points; Gaussian kernel of width 0.5 as in Tipping's RVM experiment,
 // k(x, x') = exp(-|x - x'|^2 / r^2), r = 0.5, i.e. gamma = 1 / r^2 = 4; L0-norm SVM with
 // C_xi = 1, C_alpha = 0.2 (and epsilon = 1e-4, T_max = 100 from §3.4.3). The L2-norm SVM's C is
@@ -286,7 +286,7 @@ int main(int argc, char** argv) {
             if (!subsets_out) throw InvalidArgument("cannot write '" + subsets_path + "'");
         }
 
-        std::cout << "# Huang et al. 2008 (seed 002) Tables 1-2 on Ripley, " << runs
+        std::cout << "# Huang et al. 2008 (Huang et al. 2008) Tables 1-2 on Ripley, " << runs
                   << " runs, seed " << seed << ", backend " << backend->description() << "\n\n";
 
         const double noise_levels[] = {0.0, 0.05, 0.10, 0.15};

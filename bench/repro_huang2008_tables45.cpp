@@ -1,11 +1,11 @@
 // Reproduction of Huang, Zheng, King & Lyu, "Arbitrary norm support vector machines" (Neural
-// Computation, accepted 2008; seed 002), §4.2: Table 4 (accuracy, number of SVs / expansion
+// Computation, accepted 2008), §4.2: Table 4 (accuracy, number of SVs / expansion
 // terms, test time), Table 5 (training time) and Figure 5 (active-set size per epoch) for the
 // L2-norm SVM (train_svm) and the L0-norm SVM (train_sparse_svm, exact K_(t)), on the public
 // sets in data/: pima (the paper's "Diabetes"), colon (in the paper), sonar, ionosphere and bcw
 // (not in the paper; no reference numbers).
 //
-// Protocol (002 §4.2): "the width parameter ... is chosen by cross-validation, as are C_xi and
+// Protocol (Huang et al. 2008 §4.2): "the width parameter ... is chosen by cross-validation, as are C_xi and
 // C_alpha"; results are averages over a 10-fold CV. The paper gives no grids and no inner
 // protocol. Ours, per outer fold (stratified 10-fold):
 //   - preprocessing fitted on the outer training part only: standardisation (colon: log10, then
@@ -212,7 +212,7 @@ int main(int argc, char** argv) {
         const int test_reps = 20;
         const auto run_start = Clock::now();
 
-        std::cout << "# Huang et al. 2008 (seed 002) Tables 4-5 / Fig. 5: " << folds
+        std::cout << "# Huang et al. 2008 (Huang et al. 2008) Tables 4-5 / Fig. 5: " << folds
                   << "-fold CV, parameters by " << inner_folds
                   << "-fold CV on each training part, seed " << seed << ", backend "
                   << backend->description() << "\n\n";

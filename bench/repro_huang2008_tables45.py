@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figure 5 of Huang et al. 2008 (seed 002): the number of expansion terms (active set |I_alpha|)
+"""Figure 5 of Huang et al. 2008 (Huang et al. 2008): the number of expansion terms (active set |I_alpha|)
 at each epoch (outer step) of the L0-norm SVM, for the final fit of the first outer CV fold of
 each data set (the paper's footnote 4).
 
@@ -52,7 +52,7 @@ def main():
         ax.grid(alpha=0.3)
     for k in range(n, rows * cols):
         axes[k // cols][k % cols].axis("off")
-    fig.suptitle("L0-norm SVM: active-set size per epoch (first outer CV fold; cf. 002 Fig. 5)",
+    fig.suptitle("L0-norm SVM: active-set size per epoch (first outer CV fold; cf. Huang et al. 2008 Fig. 5)",
                  fontsize=11)
     fig.tight_layout()
     fig.savefig(args.out, dpi=110)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""The RVM column of Huang et al. 2008 (seed 002) Table 1: Tipping's relevance vector machine
+"""The RVM column of Huang et al. 2008 (Huang et al. 2008) Table 1: Tipping's relevance vector machine
 on Ripley's data, as the peer of zeronorm's L0-norm SVM (bench/REPRODUCTION_huang2008.md).
 
-Protocol (002 sec. 4.1, as bench/repro_huang2008.cpp): 20 random 100-point subsets of Ripley's
+Protocol (Huang et al. 2008 sec. 4.1, as bench/repro_huang2008.cpp): 20 random 100-point subsets of Ripley's
 250 training points, tested on the 1000 test points, Gaussian kernel exp(-gamma |x - x'|^2) with
 the width the reproduction found to be the paper's, sigma = 0.5, i.e. gamma = 1 / (2 sigma^2) = 2.
 With --subsets the script trains on exactly the subsets the C++ driver used

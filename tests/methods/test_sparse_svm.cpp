@@ -1,4 +1,4 @@
-// L0-norm / Lp-norm SVMs (seed 002, §3.3-3.4): the stable K_(t) against the direct formula, the
+// L0-norm / Lp-norm SVMs (Huang, Zheng, King & Lyu 2008, §3.3-3.4): the stable K_(t) against the direct formula, the
 // p = 2 reduction to a plain SVM, pruning against a no-pruning run, Ripley sparsity (Table 1),
 // degenerate and bad input. Backend-dependent tests run on every backend built.
 #include <gtest/gtest.h>
@@ -77,7 +77,7 @@ Dataset ripley_subset(std::mt19937_64& rng, Index size = 100) {
     }
 }
 
-// The paper's Ripley settings (002 §4.1): width r = 0.5 in exp(-|x-x'|^2 / r^2), C_xi = 1,
+// The paper's Ripley settings (Huang et al. 2008 §4.1): width r = 0.5 in exp(-|x-x'|^2 / r^2), C_xi = 1,
 // C_alpha = 0.2, epsilon = 1e-4.
 SparseSvmOptions paper_options() {
     SparseSvmOptions o;
@@ -330,7 +330,7 @@ ZN_INSTANTIATE_FOR_BACKENDS(SparseSvmStep);
 
 class SparseSvm : public ::testing::TestWithParam<BackendKind> {};
 
-// Theory (002 Prop. 4 with p = 2): Lambda = I never changes, so the model is exactly the SVM with
+// Theory (Huang et al. 2008 Prop. 4 with p = 2): Lambda = I never changes, so the model is exactly the SVM with
 // the explicit features Z = K M^-1/2 (M = K + C_alpha I), whose Gram is K M^-1 K = Ktilde; a new
 // point maps to M^-1/2 k(x). Decision values must agree with train_svm on those features.
 TEST_P(SparseSvm, PEqualsTwoIsThePlainSvmOnTheRegularizedKernel) {
@@ -429,7 +429,7 @@ TEST_P(SparseSvm, PruningDropsNothingThatMatters) {
     }
 }
 
-// 002 Table 1: L0-norm SVM on 100-point Ripley subsets, 4.15 SVs and 9.36% error on average (the
+// Huang et al. 2008 Table 1: L0-norm SVM on 100-point Ripley subsets, 4.15 SVs and 9.36% error on average (the
 // L2-norm SVM: 49.8 SVs). A broken update (no sparsity, or pruning everything) misses the band.
 TEST_P(SparseSvm, RipleyIsSparseAndAccurate) {
     ZN_BACKEND_OR_SKIP(backend, GetParam());
@@ -441,7 +441,7 @@ TEST_P(SparseSvm, RipleyIsSparseAndAccurate) {
     for (int run = 0; run < runs; ++run) {
         const Dataset train = ripley_subset(rng);
         const SparseSvmResult r = train_sparse_svm(*backend, train, paper_options());
-        // Most runs stop within 30 steps (002 Fig. 5: within 50); a few creep linearly.
+        // Most runs stop within 30 steps (Huang et al. 2008 Fig. 5: within 50); a few creep linearly.
         converged += r.status == Status::Success;
         EXPECT_NE(r.status, Status::NumericalIssue) << r.message;
         EXPECT_LT(r.trace.back().max_delta_alpha, 1e-2);

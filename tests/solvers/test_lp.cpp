@@ -1000,7 +1000,7 @@ TEST(LpSvmRlp, IonosphereObjectiveOptimalityAndTrainingError) {
             EXPECT_LE(r.objective, weighted_hinge(perturbed, X, y, p) + 1e-9);
         }
         // Ionosphere is close to linearly separable: RLP's training error is a few percent
-        // (a linear classifier's test error is ~13 %, 004 Table III).
+        // (a linear classifier's test error is ~13 %, Neumann, Schnörr & Steidl 2005, Table III).
         const double error = (r.predict(X).array() != y.array()).cast<double>().mean();
         EXPECT_GT(error, 0.005);
         EXPECT_LT(error, 0.12);

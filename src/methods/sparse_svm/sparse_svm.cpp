@@ -1,5 +1,5 @@
-// L0-norm and Lp-norm SVMs (Huang, Zheng, King & Lyu 2008, seed 002, §3.3-3.4), written once
-// over the backend primitives. The loop is the training algorithm of 002 §3.4.3, steps 1-8:
+// L0-norm and Lp-norm SVMs (Huang, Zheng, King & Lyu 2008, §3.3-3.4), written once
+// over the backend primitives. The loop is the training algorithm of Huang et al. 2008 §3.4.3, steps 1-8:
 //
 //   1. alpha_(0) = 1, beta_(0) = 0, t = 0
 //   2. active set I = {i : |alpha_i| >= epsilon}, m = |I|
@@ -143,7 +143,7 @@ SparseSvmStepKernels sparse_svm_step_kernels(Backend& backend, const DeviceMatri
     // K_{l x m} as whole columns of K (contiguous copies), transformed into U in place below.
     out.U = backend.select_columns(K, active);
     if (variant == SparseSvmVariant::Diagonal) {
-        // 002 §3.4.3 "Avoid matrix inversion": K_(t) = (I + C_alpha Lambda)^-1
+        // Huang et al. 2008 §3.4.3 "Avoid matrix inversion": K_(t) = (I + C_alpha Lambda)^-1
         // = diag(Lt_i^2 / (Lt_i^2 + C_alpha)), a zero alpha giving a zero entry.
         const Vector l2 = lambda_tilde.array().square();
         out.row_scale = (l2.array() / (l2.array() + C_alpha)).sqrt().matrix();
