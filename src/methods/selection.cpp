@@ -41,6 +41,7 @@ void SelectionOptions::set_parameter(const std::string& name, const std::string&
     // The fields rankers list as parameters, by ParameterInfo::name.
     const std::pair<const char*, double*> reals[] = {
         {"C", &C},           {"ridge", &ridge},          {"rfe_fraction", &rfe_fraction},
+        {"rfe_gamma", &rfe_gamma},
         {"dc.lambda", &dc.lambda}, {"dc.mu", &dc.mu},    {"dc.nu", &dc.nu},
         {"dc.alpha", &dc.alpha},   {"dc.tolerance", &dc.tolerance},
         {"smo.tolerance", &smo.tolerance}, {"fs_svmcp.epsilon", &fs_svmcp.epsilon},
@@ -96,6 +97,8 @@ void SelectionOptions::validate(Index n_features, bool counts_optional) const {
     ZN_EXPECTS(max_iterations >= 1, "max_iterations must be >= 1, got " << max_iterations);
     ZN_EXPECTS(rfe_fraction >= 0 && rfe_fraction < 1,
                "rfe_fraction must be in [0, 1), got " << rfe_fraction);
+    ZN_EXPECTS(std::isfinite(rfe_gamma) && rfe_gamma >= 0,
+               "rfe_gamma must be finite and >= 0 (0: 1/d), got " << rfe_gamma);
     ZN_EXPECTS(final_C > 0 && !std::isnan(final_C),
                "final_C must be positive (or infinity), got " << final_C);
     ZN_EXPECTS(std::isfinite(final_ridge) && final_ridge >= 0,

@@ -24,6 +24,8 @@ struct SelectionMethod {
     static constexpr const char* L2Arom = "l2-arom";  // Problem 8: SVM on z*x, z <- z*|w|  (sec. 3.1-3.2)
     static constexpr const char* L1Arom = "l1-arom";  // Problem 7: the same loop with an LP per step (sec. 3.1)
     static constexpr const char* Rfe = "rfe";         // recursive feature elimination, linear SVM (sec. 4.3)
+    // RFE with a Gaussian-kernel SVM, |W^2 - W^2_(-p)| at fixed alpha (Lal et al. 2006, Alg. 2)
+    static constexpr const char* RfeRbf = "rfe-rbf";
     static constexpr const char* Corr = "corr";       // (mu+ - mu-)^2 / (s+^2 + s-^2)  (sec. 4.2)
     // Neumann, Schnoerr & Steidl 2005 (dc_svm.hpp): the support of w, ranked by |w_j|.
     static constexpr const char* Fsv = "fsv";            // eq. (6), DCA of vertex LPs
@@ -74,6 +76,8 @@ struct SelectionOptions {
     // RFE: fraction of the remaining features removed per round, in [0, 1) (0: one per round;
     // otherwise max(1, floor(fraction * remaining)), never stepping past a requested count).
     double rfe_fraction = 0.0;
+    // rfe-rbf: gamma of exp(-gamma |x - x'|^2) for every round; 0 means 1/d (d of the data).
+    double rfe_gamma = 0.0;
     // K >= 3 classes: OneVsRest (every method) or WestonWatkins (l2-AROM only; C, ridge and
     // smo.tolerance apply to its M-SVM as to the SVMs above; another method with it is an
     // InvalidArgument). Ignored for two classes, where both are the same machine.
