@@ -41,19 +41,35 @@ void SelectionOptions::set_parameter(const std::string& name, const std::string&
     // The fields rankers list as parameters, by ParameterInfo::name.
     const std::pair<const char*, double*> reals[] = {
         {"C", &C},           {"ridge", &ridge},          {"rfe_fraction", &rfe_fraction},
+        {"rfe_gamma", &rfe_gamma},
         {"dc.lambda", &dc.lambda}, {"dc.mu", &dc.mu},    {"dc.nu", &dc.nu},
         {"dc.alpha", &dc.alpha},   {"dc.tolerance", &dc.tolerance},
-        {"smo.tolerance", &smo.tolerance}};
+        {"smo.tolerance", &smo.tolerance}, {"fs_svmcp.epsilon", &fs_svmcp.epsilon},
+        {"fs_svmcp.p", &fs_svmcp.p},       {"fs_svmcp.alpha", &fs_svmcp.alpha},
+        {"fs_svmcp.C", &fs_svmcp.C},       {"fs_svmcp.svm_tolerance", &fs_svmcp.svm_tolerance}};
     for (const auto& [field, value] : reals)
         if (name == field) {
             *value = parse_parameter_number(name, text);
             return;
         }
-    if (name == "max_iterations") {
+    if (name == "max_iterations" || name == "fs_svmcp.folds") {
         const double value = parse_parameter_number(name, text);
         ZN_EXPECTS(value == std::floor(value) && std::fabs(value) < 9e18,
                    name << " must be a whole number, got '" << text << "'");
-        max_iterations = static_cast<std::int64_t>(value);
+        if (name == "max_iterations") max_iterations = static_cast<std::int64_t>(value);
+        else fs_svmcp.folds = int(std::clamp(value, -1e9, 1e9));
+        return;
+    }
+    if (name == "fs_svmcp.surrogate") {
+        ZN_EXPECTS(text == "exp" || text == "log" || text == "power" || text == "inverse-power",
+                   name << " must be exp, log, power or inverse-power, got '" << text << "'");
+        fs_svmcp.surrogate = parse_concave_surrogate(text);
+        return;
+    }
+    if (name == "fs_svmcp.loss") {
+        ZN_EXPECTS(text == "l1" || text == "l2",
+                   name << " must be l1 (hinge) or l2 (squared hinge), got '" << text << "'");
+        fs_svmcp.loss = text == "l1" ? LinearLoss::Hinge : LinearLoss::SquaredHinge;
         return;
     }
     throw InvalidArgument("no selection parameter is named '" + name + "'");
@@ -81,6 +97,8 @@ void SelectionOptions::validate(Index n_features, bool counts_optional) const {
     ZN_EXPECTS(max_iterations >= 1, "max_iterations must be >= 1, got " << max_iterations);
     ZN_EXPECTS(rfe_fraction >= 0 && rfe_fraction < 1,
                "rfe_fraction must be in [0, 1), got " << rfe_fraction);
+    ZN_EXPECTS(std::isfinite(rfe_gamma) && rfe_gamma >= 0,
+               "rfe_gamma must be finite and >= 0 (0: 1/d), got " << rfe_gamma);
     ZN_EXPECTS(final_C > 0 && !std::isnan(final_C),
                "final_C must be positive (or infinity), got " << final_C);
     ZN_EXPECTS(std::isfinite(final_ridge) && final_ridge >= 0,
@@ -90,6 +108,11 @@ void SelectionOptions::validate(Index n_features, bool counts_optional) const {
         dc.validate();
     } catch (const InvalidArgument& e) {
         throw InvalidArgument(std::string("dc.") + e.what());
+    }
+    try {
+        fs_svmcp.validate();
+    } catch (const InvalidArgument& e) {
+        throw InvalidArgument(std::string("fs_svmcp.") + e.what());
     }
     try {
         final_smo.validate();

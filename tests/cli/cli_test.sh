@@ -331,6 +331,24 @@ expect_grep select_fsv_bad err 'lambda must be in \[0, 1\)'
 run select_mu_fsv select "$DATA/sonar/sonar.csv" --method fsv --mu 3
 expect_rc select_mu_fsv 1
 expect_grep select_mu_fsv err '--mu is for --method l2-l1-svm or l2-l0-svm, not fsv'
+# FS-SVMCP (Rinaldi & Sciandrone 2010): its own support, best first by |w|.
+run select_fssvmcp select "$DATA/colon/colon.csv" --method fs-svmcp --log10 --standardize --json --quiet
+expect_rc select_fssvmcp 0
+py select_fssvmcp 'd["method"] == "fs-svmcp" and 1 <= len(d["selected"]) < 2000 and d["subsets"][0]["features"] == len(d["selected"])'
+py select_fssvmcp 'all(t1["nonzeros"] >= t2["nonzeros"] for t1, t2 in zip(d["trace"], d["trace"][1:]))'
+run select_fssvmcp_p select "$DATA/sonar/sonar.csv" --method fs-svmcp --surrogate power --surrogate-p 2
+expect_rc select_fssvmcp_p 1
+expect_grep select_fssvmcp_p err 'surrogate-p must be in \(0, 1\) for the power surrogate'
+run select_fssvmcp_folds select "$DATA/sonar/sonar.csv" --method fs-svmcp --cv-folds 1
+expect_rc select_fssvmcp_folds 1
+expect_grep select_fssvmcp_folds err 'cv-folds must be >= 2'
+# RFE with a Gaussian kernel (Lal et al. 2006, Algorithm 2): nested subsets of the asked sizes.
+run select_rfe_rbf select "$DATA/sonar/sonar.csv" --method rfe-rbf --features 10,3 --rfe-fraction 0.3 --C 10 --standardize --json --quiet
+expect_rc select_rfe_rbf 0
+py select_rfe_rbf '[s["features"] for s in d["subsets"]] == [10, 3] and set(d["subsets"][1]["selected"]) <= set(d["subsets"][0]["selected"])'
+run select_rfe_rbf_gamma select "$DATA/sonar/sonar.csv" --method rfe-rbf --features 3 --rfe-gamma -1
+expect_rc select_rfe_rbf_gamma 1
+expect_grep select_rfe_rbf_gamma err 'rfe-gamma must be finite and >= 0'
 run select_rfe_nofeatures select "$DATA/sonar/sonar.csv" --method rfe
 expect_rc select_rfe_nofeatures 1
 expect_grep select_rfe_nofeatures err '--features is required for --method rfe'

@@ -1,5 +1,5 @@
 // The registry of methods: feature rankers (l2-arom, l1-arom, rfe, corr, fsv, l2-l1-svm,
-// l2-l0-svm, rlp) and classifiers (svm, l0-svm), each with its name, a one-line description, the paper it follows and the parameters
+// l2-l0-svm, rlp, fs-svmcp, rfe-rbf) and classifiers (svm, l0-svm), each with its name, a one-line description, the paper it follows and the parameters
 // it reads, so that the command-line tool (and bindings) can list them and offer their options.
 //
 // Adding a method: implement FeatureRanker (or Classifier) in the method's own folder under

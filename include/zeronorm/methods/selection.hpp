@@ -13,6 +13,7 @@
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/status.hpp"
 #include "zeronorm/methods/dc_svm.hpp"
+#include "zeronorm/methods/fs_svmcp.hpp"
 #include "zeronorm/solvers/smo.hpp"
 #include "zeronorm/solvers/svm.hpp"
 
@@ -23,12 +24,16 @@ struct SelectionMethod {
     static constexpr const char* L2Arom = "l2-arom";  // Problem 8: SVM on z*x, z <- z*|w|  (sec. 3.1-3.2)
     static constexpr const char* L1Arom = "l1-arom";  // Problem 7: the same loop with an LP per step (sec. 3.1)
     static constexpr const char* Rfe = "rfe";         // recursive feature elimination, linear SVM (sec. 4.3)
+    // RFE with a Gaussian-kernel SVM, |W^2 - W^2_(-p)| at fixed alpha (Lal et al. 2006, Alg. 2)
+    static constexpr const char* RfeRbf = "rfe-rbf";
     static constexpr const char* Corr = "corr";       // (mu+ - mu-)^2 / (s+^2 + s-^2)  (sec. 4.2)
     // Neumann, Schnoerr & Steidl 2005 (dc_svm.hpp): the support of w, ranked by |w_j|.
     static constexpr const char* Fsv = "fsv";            // eq. (6), DCA of vertex LPs
     static constexpr const char* L2L1Svm = "l2-l1-svm";  // eq. (7), convex
     static constexpr const char* L2L0Svm = "l2-l0-svm";  // eq. (8), DCA of l2-l1-SVMs
     static constexpr const char* Rlp = "rlp";            // eq. (1), Bennett & Mangasarian 1992
+    // Rinaldi & Sciandrone 2010 (fs_svmcp.hpp): the support of the last SVM, ranked by |w_j|.
+    static constexpr const char* FsSvmcp = "fs-svmcp";
 };
 enum class MulticlassScheme { OneVsRest, WestonWatkins };
 
@@ -44,7 +49,7 @@ struct SelectionOptions {
     std::string method = SelectionMethod::L2Arom;
     // Feature counts wanted, in any order, each in 1..d, no duplicates; one run serves all of
     // them (AROM and RFE walk down a nested path once). A method that finds its own count
-    // (FeatureRanker::chooses_own_count: fsv, l2-l1-svm, l2-l0-svm, rlp) takes an empty list
+    // (FeatureRanker::chooses_own_count: fsv, l2-l1-svm, l2-l0-svm, rlp, fs-svmcp) takes an empty list
     // as "its support", and caps a larger count at its support: subset r then holds the
     // min(r, support) features of largest |w_j|.
     std::vector<Index> feature_counts;
@@ -66,9 +71,13 @@ struct SelectionOptions {
     // fsv, l2-l1-svm, l2-l0-svm: lambda, mu, nu, alpha, the DCA tolerance and the inner solvers'
     // settings (dc_svm.hpp); dc.max_iterations is replaced by max_iterations above.
     DcOptions dc;
+    // fs-svmcp: the surrogate, the linear SVM and its cross-validated C (fs_svmcp.hpp).
+    FsSvmcpOptions fs_svmcp;
     // RFE: fraction of the remaining features removed per round, in [0, 1) (0: one per round;
     // otherwise max(1, floor(fraction * remaining)), never stepping past a requested count).
     double rfe_fraction = 0.0;
+    // rfe-rbf: gamma of exp(-gamma |x - x'|^2) for every round; 0 means 1/d (d of the data).
+    double rfe_gamma = 0.0;
     // K >= 3 classes: OneVsRest (every method) or WestonWatkins (l2-AROM only; C, ridge and
     // smo.tolerance apply to its M-SVM as to the SVMs above; another method with it is an
     // InvalidArgument). Ignored for two classes, where both are the same machine.

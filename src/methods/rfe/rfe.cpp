@@ -17,45 +17,28 @@
 #include <sstream>
 
 #include "methods/machine_fits.hpp"
+#include "methods/rfe/rfe.hpp"
 #include "zeronorm/core/error.hpp"
 
 namespace zeronorm::detail {
 
-Ranking run_rfe(Backend& backend, const Dataset& data, const Machines& machines,
-                const SelectionOptions& options, const IndexVector& counts_desc) {
-    const Index d = data.n_features();
-    const std::size_t n_machines = machines.targets.size();
-    const KernelSpec linear;
+Ranking eliminate_recursively(Index d, const IndexVector& counts_desc, double fraction,
+                              const RfeCriterion& criterion_of) {
     const Index r_min = counts_desc.back();
-
     Ranking out;
-    DeviceMatrix X = backend.upload(data.X);
     IndexVector alive(static_cast<std::size_t>(d));
     for (Index j = 0; j < d; ++j) alive[std::size_t(j)] = j;
-    std::vector<Vector> beta(n_machines);
     std::vector<IndexVector> eliminated_rounds;  // in elimination order; each best first
     IndexVector survivors_ranked;
 
     for (std::int64_t round = 1;; ++round) {
-        const DeviceMatrix K = backend.kernel_matrix(linear, X, X);
-        const MachineFits fits = fit_machines(
-            backend, K, X, machines, options, beta,
-            [&] { return max_row_norm2(data.X, alive, Vector()); },
-            [&](std::size_t k) {
-                std::ostringstream where;
-                where << "RFE round " << round << " (" << alive.size() << " features)";
-                if (n_machines > 1) where << ", class " << k << " against the rest";
-                return where.str();
-            },
-            false);
-        // A capped inner solve still gives a usable w for ranking; report it in the status.
-        if (fits.status != Status::Success) out.status = Status::NumericalIssue;
-        const double objective = fits.objective;
-        const Vector criterion = fits.W.rowwise().squaredNorm();
+        const RfeRound scored = criterion_of(round, alive);
+        if (scored.status != Status::Success) out.status = Status::NumericalIssue;
+        const double objective = scored.objective;
         out.iterations = round;
 
         const Index remaining = Index(alive.size());
-        const IndexVector order = order_descending(criterion);  // positions, best first
+        const IndexVector order = order_descending(scored.criterion);  // positions, best first
         if (remaining == r_min) {
             for (Index p : order) survivors_ranked.push_back(alive[std::size_t(p)]);
             out.trace.push_back({remaining, objective, 0.0});
@@ -69,8 +52,8 @@ Ranking run_rfe(Backend& backend, const Dataset& data, const Machines& machines,
                 break;
             }
         Index remove = 1;
-        if (options.rfe_fraction > 0)
-            remove = std::max<Index>(1, Index(std::floor(options.rfe_fraction * double(remaining))));
+        if (fraction > 0)
+            remove = std::max<Index>(1, Index(std::floor(fraction * double(remaining))));
         remove = std::min(remove, remaining - next_count);
 
         IndexVector removed, keep_positions;
@@ -89,7 +72,6 @@ Ranking run_rfe(Backend& backend, const Dataset& data, const Machines& machines,
         }
         IndexVector next_alive;
         for (Index p : keep_positions) next_alive.push_back(alive[std::size_t(p)]);
-        X = backend.select_columns(X, keep_positions);
         alive = std::move(next_alive);
     }
 
@@ -102,6 +84,59 @@ Ranking run_rfe(Backend& backend, const Dataset& data, const Machines& machines,
     for (Index r : counts_desc)
         out.selected.emplace_back(ranking.begin(), ranking.begin() + r);
     return out;
+}
+
+ColumnTracker::ColumnTracker(Backend& backend, const Matrix& X)
+    : backend_(backend), X_(backend.upload(X)) {
+    for (Index j = 0; j < X.cols(); ++j) columns_.push_back(j);
+}
+
+const DeviceMatrix& ColumnTracker::columns(const IndexVector& alive) {
+    if (alive != columns_) {  // alive is a subsequence of columns_, both ascending
+        IndexVector positions;
+        std::size_t p = 0;
+        for (const Index j : alive) {
+            while (columns_[p] != j) ++p;
+            positions.push_back(Index(p));
+        }
+        X_ = backend_.select_columns(X_, positions);
+        columns_ = alive;
+    }
+    return X_;
+}
+
+MachineFits fit_rfe_round(Backend& backend, ColumnTracker& X, const KernelSpec& kernel,
+                          const Machines& machines, const SelectionOptions& options,
+                          std::vector<Vector>& beta, const std::function<double()>& radius2,
+                          std::int64_t round, const IndexVector& alive) {
+    const DeviceMatrix& Xa = X.columns(alive);
+    const DeviceMatrix K = backend.kernel_matrix(kernel, Xa, Xa);
+    const std::size_t n_machines = machines.targets.size();
+    return fit_machines(
+        backend, K, Xa, machines, options, beta, radius2,
+        [&](std::size_t k) {
+            std::ostringstream where;
+            where << "RFE round " << round << " (" << alive.size() << " features)";
+            if (n_machines > 1) where << ", class " << k << " against the rest";
+            return where.str();
+        },
+        false);
+}
+
+Ranking run_rfe(Backend& backend, const Dataset& data, const Machines& machines,
+                const SelectionOptions& options, const IndexVector& counts_desc) {
+    const KernelSpec linear;
+    ColumnTracker X(backend, data.X);
+    std::vector<Vector> beta(machines.targets.size());
+    return eliminate_recursively(
+        data.n_features(), counts_desc, options.rfe_fraction,
+        [&](std::int64_t round, const IndexVector& alive) {
+            const MachineFits fits = fit_rfe_round(
+                backend, X, linear, machines, options, beta,
+                [&] { return max_row_norm2(data.X, alive, Vector()); }, round, alive);
+            // A capped inner solve still gives a usable w for ranking; report it in the status.
+            return RfeRound{fits.W.rowwise().squaredNorm(), fits.objective, fits.status};
+        });
 }
 
 }  // namespace zeronorm::detail
