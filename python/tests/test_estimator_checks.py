@@ -14,6 +14,8 @@ ESTIMATORS = [
     zn.L2L1SVM(),
     zn.L2L0SVM(),
     zn.RLP(),
+    zn.FSSVMCP(),
+    zn.RFE(kernel="rbf", step=0.5, ridge=1e-3),
     zn.SVC(kernel="rbf", gamma="scale"),
     zn.L0SVC(keep_degenerate=True),
 ]

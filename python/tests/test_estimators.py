@@ -86,6 +86,17 @@ def test_rlp_selects_a_vertex_support(problem):
     assert set(np.flatnonzero(est.ranking_ <= len(support))) == support
 
 
+def test_fs_svmcp_and_gaussian_rfe(problem):
+    X, y = problem
+    fs = zn.FSSVMCP().fit(X, y)
+    assert 1 <= len(fs.get_support(indices=True)) < X.shape[1]
+    assert fs.n_iter_ >= 1
+    rbf = zn.RFE(3, kernel="rbf", ridge=1e-3).fit(X, y)
+    assert len(rbf.get_support(indices=True)) == 3
+    with pytest.raises(ValueError, match="kernel"):
+        zn.RFE(kernel="poly").fit(X, y)
+
+
 def test_l2_l0_is_no_denser_than_l2_l1(problem):
     X, y = problem
     l1 = zn.L2L1SVM(mu=10.0, nu=1.0).fit(X, y)

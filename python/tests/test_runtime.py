@@ -79,7 +79,7 @@ def test_evaluate_selection():
     np.testing.assert_array_equal(again.split_errors, r.split_errors)
     with pytest.raises(zn.InvalidArgument, match="unknown selection method 'nope'"):
         zn.evaluate_selection(X, y, method="nope", feature_counts=[3], n_splits=2)
-    with pytest.raises(zn.InvalidArgument, match="unknown selection option 'ridg'"):
+    with pytest.raises(zn.InvalidArgument, match="no selection parameter is named 'ridg'"):
         zn.evaluate_selection(X, y, feature_counts=[3], n_splits=2, ridg=1.0)
 
 

@@ -1,5 +1,5 @@
-"""Feature selectors over the library's registered rankers: AROM, RFE, CORR and the DC-programming
-family FSV, L2L1SVM, L2L0SVM, RLP."""
+"""Feature selectors over the library's registered rankers: AROM, RFE (linear or Gaussian kernel),
+CORR, the DC-programming family FSV, L2L1SVM, L2L0SVM, RLP, and FSSVMCP."""
 import math
 import numbers
 
@@ -135,14 +135,18 @@ class AROM(_RankerSelector):
 
 class RFE(_RankerSelector):
     """Recursive feature elimination by the weights of a linear SVM (Guyon, Weston, Barnhill &
-    Vapnik 2002). ``step``: the fraction of the remaining features removed per round, in
+    Vapnik 2002), or with ``kernel="rbf"`` by the change of W^2 of a Gaussian-kernel SVM
+    exp(-gamma |x - x'|^2) when a feature is left out (Lal et al. 2006; ``gamma`` 0: 1/d). ``step``: the fraction of the remaining features removed per round, in
     [0, 1); 0 removes one per round. ``C``, ``ridge``, ``tol``: the inner SVMs (hard margin by
     default, as AROM). The other parameters as :class:`AROM`.
     """
 
-    def __init__(self, n_features_to_select=None, *, step=0.0, C=math.inf, ridge=0.0, tol=1e-8,
-                 final_C=100.0, final_ridge=0.0, device="cpu", verbose=False):
+    def __init__(self, n_features_to_select=None, *, kernel="linear", gamma=0.0, step=0.0,
+                 C=math.inf, ridge=0.0, tol=1e-8, final_C=100.0, final_ridge=0.0, device="cpu",
+                 verbose=False):
         self.n_features_to_select = n_features_to_select
+        self.kernel = kernel
+        self.gamma = gamma
         self.step = step
         self.C = C
         self.ridge = ridge
@@ -153,11 +157,16 @@ class RFE(_RankerSelector):
         self.verbose = verbose
 
     def _method(self):
-        return "rfe"
+        if self.kernel not in ("linear", "rbf"):
+            raise ValueError(f"kernel must be 'linear' or 'rbf', got {self.kernel!r}")
+        return "rfe" if self.kernel == "linear" else "rfe-rbf"
 
     def _options(self):
-        return {**super()._options(), "C": float(self.C), "ridge": float(self.ridge),
-                "smo_tolerance": float(self.tol), "rfe_fraction": float(self.step)}
+        options = {**super()._options(), "C": float(self.C), "ridge": float(self.ridge),
+                   "smo_tolerance": float(self.tol), "rfe_fraction": float(self.step)}
+        if self.kernel == "rbf":
+            options["rfe_gamma"] = float(self.gamma)
+        return options
 
 
 class CORR(_RankerSelector):
@@ -275,3 +284,36 @@ class RLP(_SupportSelector):
 
     def _method(self):
         return "rlp"
+
+
+class FSSVMCP(_SupportSelector):
+    """FS-SVMCP (Rinaldi & Sciandrone 2010): a linear SVM (L2 loss, C by ``cv_folds``-fold
+    cross-validation on the training set unless ``svm_C`` > 0) on the current features, then one
+    Frank-Wolfe vertex LP step on the concave surrogate over the correctly classified points,
+    repeated while the support shrinks. ``surrogate``: "inverse-power" (11, the default, with
+    ``epsilon`` and ``p``), or the paper's (8)-(10) by the library's names."""
+
+    def __init__(self, n_features_to_select=None, *, surrogate="inverse-power", epsilon=1e-6,
+                 p=1.0, alpha=5.0, svm_loss="l2", svm_C=0.0, cv_folds=5, final_C=100.0,
+                 final_ridge=0.0, device="cpu", verbose=False):
+        self.n_features_to_select = n_features_to_select
+        self.surrogate = surrogate
+        self.epsilon = epsilon
+        self.p = p
+        self.alpha = alpha
+        self.svm_loss = svm_loss
+        self.svm_C = svm_C
+        self.cv_folds = cv_folds
+        self.final_C = final_C
+        self.final_ridge = final_ridge
+        self.device = device
+        self.verbose = verbose
+
+    def _method(self):
+        return "fs-svmcp"
+
+    def _options(self):
+        return {**super()._options(), "fs_svmcp.surrogate": str(self.surrogate),
+                "fs_svmcp.epsilon": float(self.epsilon), "fs_svmcp.p": float(self.p),
+                "fs_svmcp.alpha": float(self.alpha), "fs_svmcp.loss": str(self.svm_loss),
+                "fs_svmcp.C": float(self.svm_C), "fs_svmcp.folds": int(self.cv_folds)}
