@@ -418,9 +418,12 @@ Parameters MethodFlags::parameters_for(const MethodInfo& method) const {
             throw InvalidArgument(flag->info.flag + " is for --method " + owners + ", not " +
                                   method.name);
         }
-        out[flag->info.name] =
-            flag->info.type == ParameterInfo::Type::Flag ? (flag->on ? "true" : "false")
-                                                         : flag->text;
+        // Methods may share a flag under different parameter names (--lambda): this method's.
+        std::string name = flag->info.name;
+        for (const ParameterInfo& p : method.parameters)
+            if (p.flag == flag->info.flag) name = p.name;
+        out[name] = flag->info.type == ParameterInfo::Type::Flag ? (flag->on ? "true" : "false")
+                                                                 : flag->text;
     }
     return out;
 }

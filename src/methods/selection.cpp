@@ -43,12 +43,20 @@ void SelectionOptions::set_parameter(const std::string& name, const std::string&
         {"C", &C},           {"ridge", &ridge},          {"rfe_fraction", &rfe_fraction},
         {"dc.lambda", &dc.lambda}, {"dc.mu", &dc.mu},    {"dc.nu", &dc.nu},
         {"dc.alpha", &dc.alpha},   {"dc.tolerance", &dc.tolerance},
-        {"smo.tolerance", &smo.tolerance}};
+        {"smo.tolerance", &smo.tolerance}, {"kta.lambda", &kta.lambda},
+        {"kta.width", &kta.width}, {"kta.rho", &kta.rho}, {"kta.alpha", &kta.alpha},
+        {"kta.tolerance", &kta.tolerance}};
     for (const auto& [field, value] : reals)
         if (name == field) {
             *value = parse_parameter_number(name, text);
             return;
         }
+    if (name == "kta.kernel") {
+        ZN_EXPECTS(text == "gaussian" || text == "chi2",
+                   name << " must be gaussian or chi2, got '" << text << "'");
+        kta.kernel = text == "chi2" ? AlignmentKernel::ChiSquare : AlignmentKernel::Gaussian;
+        return;
+    }
     if (name == "max_iterations") {
         const double value = parse_parameter_number(name, text);
         ZN_EXPECTS(value == std::floor(value) && std::fabs(value) < 9e18,
@@ -90,6 +98,11 @@ void SelectionOptions::validate(Index n_features, bool counts_optional) const {
         dc.validate();
     } catch (const InvalidArgument& e) {
         throw InvalidArgument(std::string("dc.") + e.what());
+    }
+    try {
+        kta.validate();
+    } catch (const InvalidArgument& e) {
+        throw InvalidArgument(std::string("kta.") + e.what());
     }
     try {
         final_smo.validate();

@@ -13,6 +13,7 @@
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/status.hpp"
 #include "zeronorm/methods/dc_svm.hpp"
+#include "zeronorm/methods/kta.hpp"
 #include "zeronorm/solvers/smo.hpp"
 #include "zeronorm/solvers/svm.hpp"
 
@@ -29,6 +30,7 @@ struct SelectionMethod {
     static constexpr const char* L2L1Svm = "l2-l1-svm";  // eq. (7), convex
     static constexpr const char* L2L0Svm = "l2-l0-svm";  // eq. (8), DCA of l2-l1-SVMs
     static constexpr const char* Rlp = "rlp";            // eq. (1), Bennett & Mangasarian 1992
+    static constexpr const char* Kta = "kta";            // eq. (12), kernel-target alignment (kta.hpp)
 };
 enum class MulticlassScheme { OneVsRest, WestonWatkins };
 
@@ -66,6 +68,9 @@ struct SelectionOptions {
     // fsv, l2-l1-svm, l2-l0-svm: lambda, mu, nu, alpha, the DCA tolerance and the inner solvers'
     // settings (dc_svm.hpp); dc.max_iterations is replaced by max_iterations above.
     DcOptions dc;
+    // kta: the kernel, lambda, widths and DCA tolerance (kta.hpp); kta.max_iterations is replaced
+    // by max_iterations above.
+    KtaOptions kta;
     // RFE: fraction of the remaining features removed per round, in [0, 1) (0: one per round;
     // otherwise max(1, floor(fraction * remaining)), never stepping past a requested count).
     double rfe_fraction = 0.0;
