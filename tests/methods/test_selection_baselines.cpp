@@ -258,7 +258,7 @@ TEST(Selection, ParseAndPrintNames) {
 TEST(MethodRegistry, ListsMethodsWithTheirParameters) {
     EXPECT_EQ(zeronorm::ranker_names(),
               (std::vector<std::string>{"l2-arom", "l1-arom", "rfe", "corr", "fsv", "l2-l1-svm",
-                                        "l2-l0-svm", "rlp"}));
+                                        "l2-l0-svm", "rlp", "kta"}));
     EXPECT_EQ(zeronorm::classifier_names(), (std::vector<std::string>{"svm", "l0-svm"}));
     for (const auto& r : zeronorm::feature_rankers()) {
         EXPECT_FALSE(r->info().description.empty()) << r->info().name;
