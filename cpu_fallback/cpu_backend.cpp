@@ -9,6 +9,7 @@
 #include "core/batch_shapes.hpp"
 #include "core/op_shapes.hpp"
 #include "zeronorm/core/error.hpp"
+#include "zeronorm/core/ops/alignment_ops.hpp"
 #include "zeronorm/core/ops/arom_ops.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
 #include "zeronorm/core/preprocess.hpp"
@@ -29,7 +30,8 @@ DeviceMatrix allocate_host(Index rows, Index cols) {
     return DeviceMatrix(std::move(storage), rows, cols);
 }
 
-CpuBackend::CpuBackend(bool single_blas_thread) : smo_(make_smo_ops()), arom_(make_arom_ops()) {
+CpuBackend::CpuBackend(bool single_blas_thread)
+    : smo_(make_smo_ops()), arom_(make_arom_ops()), alignment_(make_alignment_ops()) {
     if (single_blas_thread) one_blas_thread_ = std::make_unique<SingleThreadedBlas>();
 }
 CpuBackend::~CpuBackend() = default;

@@ -1,8 +1,8 @@
 // The CPU backend's private declarations: the CpuBackend context (Eigen for the dense algebra),
 // views of its host memory, and the constructors of its operation sets. The core primitives are
 // defined by group in cpu_backend.cpp (memory, gathers, batches), dense_ops.cpp (dense linear
-// algebra) and kernel_ops.cpp (kernel matrices); the operation sets in smo_ops.cpp and
-// arom_ops.cpp.
+// algebra) and kernel_ops.cpp (kernel matrices); the operation sets in smo_ops.cpp,
+// arom_ops.cpp and alignment_ops.cpp.
 #pragma once
 
 #include <memory>
@@ -34,6 +34,7 @@ Matrix chi2_kernel(double gamma, const Matrix& A, const Matrix& B);
 
 std::unique_ptr<SmoOps> make_smo_ops();
 std::unique_ptr<AromOps> make_arom_ops();
+std::unique_ptr<AlignmentOps> make_alignment_ops();
 
 class CpuBackend final : public Backend {
 public:
@@ -47,6 +48,7 @@ public:
     std::unique_ptr<Backend> make_worker() const override;
     SmoOps& smo() override { return *smo_; }
     AromOps& arom() override { return *arom_; }
+    AlignmentOps& alignment() override { return *alignment_; }
 
     DeviceMatrix allocate(Index rows, Index cols) override { return allocate_host(rows, cols); }
     DeviceMatrix upload(const Matrix& host) override;
@@ -86,6 +88,7 @@ public:
 private:
     std::unique_ptr<SmoOps> smo_;
     std::unique_ptr<AromOps> arom_;
+    std::unique_ptr<AlignmentOps> alignment_;
     std::unique_ptr<SingleThreadedBlas> one_blas_thread_;
 };
 

@@ -9,6 +9,7 @@
 #include "core/cuda_module.hpp"
 #include "core/op_shapes.hpp"
 #include "cuda_context.hpp"
+#include "zeronorm/core/ops/alignment_ops.hpp"
 #include "zeronorm/core/ops/arom_ops.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
 
@@ -76,6 +77,7 @@ CudaBackend::CudaBackend(int device) : device_(device) {
         ZN_CUBLAS_TRY(cublasSetAtomicsMode(blas_, CUBLAS_ATOMICS_NOT_ALLOWED));
         smo_ = make_smo_ops(*this);
         arom_ = make_arom_ops(*this);
+        alignment_ = make_alignment_ops(*this);
     } catch (...) {
         release();
         throw;

@@ -10,7 +10,7 @@
 // (the context, memory, the module entry), dense_ops.cpp (dense linear algebra),
 // kernel_ops.cpp (kernel matrices, kernel_matrix.cu), gather_ops.cpp (gathers, splits and
 // batched GEMMs, elementwise.cu), smo_ops.cpp (SMO and the Newton finish, smo.cu and
-// newton.cu) and arom_ops.cpp (scale_update.cu).
+// newton.cu), arom_ops.cpp (scale_update.cu) and alignment_ops.cpp (alignment.cu).
 #pragma once
 
 #include <cublas_v2.h>
@@ -85,6 +85,7 @@ private:
 class CudaBackend;
 std::unique_ptr<SmoOps> make_smo_ops(CudaBackend& backend);
 std::unique_ptr<AromOps> make_arom_ops(CudaBackend& backend);
+std::unique_ptr<AlignmentOps> make_alignment_ops(CudaBackend& backend);
 
 class CudaBackend final : public Backend {
 public:
@@ -105,6 +106,7 @@ public:
     }
     SmoOps& smo() override { return *smo_; }
     AromOps& arom() override { return *arom_; }
+    AlignmentOps& alignment() override { return *alignment_; }
 
     DeviceMatrix allocate(Index rows, Index cols) override;
     DeviceMatrix upload(const Matrix& host) override;
@@ -181,6 +183,7 @@ private:
     std::size_t workspace_count_ = 0;
     std::unique_ptr<SmoOps> smo_;
     std::unique_ptr<AromOps> arom_;
+    std::unique_ptr<AlignmentOps> alignment_;
 };
 
 }  // namespace zeronorm::cuda_detail

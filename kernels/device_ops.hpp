@@ -79,6 +79,32 @@ void multiplicative_update_batch(const double* Z, const double* W, i64 d, i64 P,
                                  const int* update, double prune_tolerance, double* normalized,
                                  double* next, ScaleUpdateOutcome* outcomes, cudaStream_t stream);
 
+// ---- alignment.cu ----------------------------------------------------------------------------
+// The passes of AlignmentOps::weighted_kernel_sum_batch for P weight vectors (Theta d x P) over
+// X (n x d) and the pair weights Y (n x n); blocks of a batch side by side, column-major.
+
+// Xt (n x d P): block p = X diag(theta_p).
+void weight_columns(const double* X, i64 n, i64 d, const double* Theta, i64 P, double* Xt,
+                    cudaStream_t stream);
+// q (n x P): q_ip = sum_k Xt_p(i, k) X(i, k).
+void weighted_norms(const double* X, const double* Xt, i64 n, i64 d, i64 P, double* q,
+                    cudaStream_t stream);
+// In place on G (n x n P) holding the dots x_i' diag(theta_p) x_j: the Gaussian pair weights
+// Y_ij exp(-scale (q_ip + q_jp - 2 G_p(i, j))).
+void gaussian_pair_weights(const double* Y, const double* q, i64 n, i64 P, double scale,
+                           double* G, cudaStream_t stream);
+// W (n x n P): the chi-square pair weights Y_ij exp(-sum_k theta_kp D(x_ik, x_jk)).
+void chi_square_pair_weights(const double* X, const double* Y, const double* Theta, i64 n, i64 d,
+                             i64 P, double scale, double* W, cudaStream_t stream);
+// out[c] = sum_i A(i, c) for A rows x cols.
+void column_sums(const double* A, i64 rows, i64 cols, double* out, cudaStream_t stream);
+// gradient (d x P) of the Gaussian sums from r (n x P, r_p = W_p 1) and M (n x d P, M_p = W_p X).
+void gaussian_alignment_gradient(const double* X, const double* r, const double* M, i64 n, i64 d,
+                                 i64 P, double scale, double* gradient, cudaStream_t stream);
+// gradient (d x P) of the chi-square sums from W (n x n P): the direct pair sums.
+void chi_square_alignment_gradient(const double* X, const double* W, i64 n, i64 d, i64 P,
+                                   double scale, double* gradient, cudaStream_t stream);
+
 // ---- newton.cu -------------------------------------------------------------------------------
 
 // A batch of Newton finishes (SmoOps::newton_finish_batch) of one size n, stored back to back

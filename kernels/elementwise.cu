@@ -6,23 +6,15 @@
 #include "core/scalar_rules.hpp"
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
+#include "grid_stride.cuh"
 
 namespace zeronorm::cuda_detail {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr i64 kMaxBlocks = i64{1} << 20;
-
-int blocks_for(i64 work) {
-    const i64 b = (work + kThreads - 1) / kThreads;
-    return static_cast<int>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
-}
-
-__device__ i64 global_thread() {
-    return static_cast<i64>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-__device__ i64 grid_stride() { return static_cast<i64>(gridDim.x) * blockDim.x; }
+using grid::blocks_for;
+using grid::global_thread;
+using grid::grid_stride;
+using grid::kThreads;
 
 __global__ void gather_columns_kernel(const double* X, i64 rows, const i64* cols, i64 n_cols,
                                       double* out) {

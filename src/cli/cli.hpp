@@ -74,6 +74,7 @@ private:
     struct Flag {
         ParameterInfo info;
         std::vector<std::string> methods;  // the methods taking it
+        std::vector<std::string> names;    // their names for it (ParameterInfo::name)
         std::string text;
         bool on = false;  // Type::Flag
         CLI::Option* option = nullptr;

@@ -399,6 +399,7 @@ void MethodFlags::add_to(CLI::App& app, const std::vector<const MethodInfo*>& me
                 }
             }
             flag->methods.push_back(method->name);
+            flag->names.push_back(p.name);
             std::string takers;  // "fsv, l2-l0-svm: "
             for (const std::string& m : flag->methods) takers += (takers.empty() ? "" : ", ") + m;
             flag->option->description(takers + ": " + p.help + " (default " + p.default_value +
@@ -418,9 +419,10 @@ Parameters MethodFlags::parameters_for(const MethodInfo& method) const {
             throw InvalidArgument(flag->info.flag + " is for --method " + owners + ", not " +
                                   method.name);
         }
-        out[flag->info.name] =
-            flag->info.type == ParameterInfo::Type::Flag ? (flag->on ? "true" : "false")
-                                                         : flag->text;
+        // Methods may share a flag under different parameter names (--lambda): this method's.
+        const auto at = std::find(flag->methods.begin(), flag->methods.end(), method.name);
+        out[flag->names[std::size_t(at - flag->methods.begin())]] = flag->info.type == ParameterInfo::Type::Flag ? (flag->on ? "true" : "false")
+                                                                 : flag->text;
     }
     return out;
 }
@@ -434,7 +436,8 @@ std::vector<std::string> MethodFlags::given_flags() const {
 
 FlagNames MethodFlags::flag_names() const {
     FlagNames names;
-    for (const auto& flag : flags_) names.emplace_back(flag->info.name, flag->info.flag);
+    for (const auto& flag : flags_)
+        for (const std::string& name : flag->names) names.emplace_back(name, flag->info.flag);
     return names;
 }
 

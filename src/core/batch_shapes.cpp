@@ -216,4 +216,22 @@ void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_
     check_smo_terms("solve_smo_batch", n, P, terms);
 }
 
+void check_weighted_kernel_sum_batch(const AlignmentKernelSpec& spec, const DeviceMatrix& X,
+                                     const DeviceMatrix& Y, const DeviceMatrix& Theta,
+                                     const DeviceMatrix& gradient) {
+    ZN_EXPECTS_DIM(Y.rows() == X.rows() && Y.cols() == X.rows() && Theta.rows() == X.cols() &&
+                       gradient.rows() == Theta.rows() && gradient.cols() == Theta.cols(),
+                   "weighted_kernel_sum_batch: X is " << shape(X) << ", Y " << shape(Y)
+                                                      << ", Theta " << shape(Theta)
+                                                      << " and gradient " << shape(gradient)
+                                                      << " (need n x d, n x n, d x P, d x P)");
+    ZN_EXPECTS(std::isfinite(spec.scale) && spec.scale > 0.0,
+               "weighted_kernel_sum_batch: the kernel scale must be finite and > 0, got "
+                   << spec.scale);
+    if (gradient.empty()) return;
+    for (const DeviceMatrix* in : {&X, &Y, &Theta})
+        ZN_EXPECTS(gradient.data() != in->data(),
+                   "weighted_kernel_sum_batch: gradient must not share storage with an input");
+}
+
 }  // namespace zeronorm::detail

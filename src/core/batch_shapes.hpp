@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "zeronorm/core/ops/alignment_ops.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
 
 namespace zeronorm::detail {
@@ -64,5 +65,11 @@ void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_
 
 // A batch's terms: p empty or n x P and finite, delta empty or P finite entries.
 void check_smo_terms(const char* where, Index n, Index P, const SmoBatchTerms& terms);
+
+// weighted_kernel_sum_batch's operands: X n x d, Y n x n, Theta d x P, gradient d x P (distinct
+// from the inputs), the kernel's scale finite and > 0.
+void check_weighted_kernel_sum_batch(const AlignmentKernelSpec& spec, const DeviceMatrix& X,
+                                     const DeviceMatrix& Y, const DeviceMatrix& Theta,
+                                     const DeviceMatrix& gradient);
 
 }  // namespace zeronorm::detail

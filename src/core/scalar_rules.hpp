@@ -109,6 +109,25 @@ ZN_HD inline AromEntry arom_entry(double u, double top, double z, double prune_t
     return {v, keep ? v : 0.0, keep, fabs(v - z)};
 }
 
+// ---- kernel-target alignment (Neumann, Schnoerr & Steidl 2005 sec. 3.2.2, 4.2.4, 6) ---------
+
+// One feature's share D(x, z) of the exponent of K_theta(x, z) = exp(-sum_k theta_k D(x_k, z_k)):
+// scale (x - z)^2 for the Gaussian kernel (scale = 1 / (2 sigma^2)), scale (x - z)^2 / (x + z)
+// for the chi-square kernel (scale = rho; 0 where x + z = 0).
+ZN_HD inline double alignment_term(bool chi_square, double scale, double x, double z) {
+    if (chi_square) return scale * chi2_term(x, z);
+    const double d = x - z;
+    return scale * (d * d);
+}
+
+// d/d theta_k of sum_ij W_ij for the Gaussian kernel, W = Y o K_theta symmetric, from the
+// products: -scale sum_ij W_ij (x_ik - x_jk)^2 = -scale (2 sum_i r_i x_ik^2 - 2 sum_i x_ik (W X)_ik)
+// with r = W 1; row_weighted_squares = sum_i r_i x_ik^2, cross = sum_i x_ik (W X)_ik.
+ZN_HD inline double gaussian_alignment_gradient(double scale, double row_weighted_squares,
+                                                double cross) {
+    return -scale * (2.0 * row_weighted_squares - 2.0 * cross);
+}
+
 // ---- standardiser (Standardizer, include/zeronorm/core/preprocess.hpp) -----------------------
 
 // Mean and population standard deviation of the n values value(0..n-1) (two-pass). A constant

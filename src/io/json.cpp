@@ -54,6 +54,8 @@ Json to_json(const SelectionResult& result, const std::vector<std::string>& feat
         subsets.push_back(std::move(o));
     }
     j["subsets"] = std::move(subsets);
+    // The method's score of every feature (AROM's z, RFE's elimination order, |w|, KTA's theta).
+    if (result.scores.size() > 0) j["scores"] = value_list(result.scores);
     Json trace = Json::array();
     for (const SelectionIteration& t : result.trace)
         trace.push_back(

@@ -30,6 +30,20 @@ std::string to_string(MulticlassScheme scheme) {
     return scheme == MulticlassScheme::OneVsRest ? "ovr" : "ww";
 }
 
+namespace {
+
+// Runs a part's validate(), naming the part in its message ("dc.mu must be ...").
+template <class Validate>
+void validate_part(const char* prefix, Validate validate) {
+    try {
+        validate();
+    } catch (const InvalidArgument& e) {
+        throw InvalidArgument(std::string(prefix) + e.what());
+    }
+}
+
+}  // namespace
+
 double parse_parameter_number(const std::string& name, const std::string& text) {
     char* end = nullptr;
     const double value = std::strtod(text.c_str(), &end);
@@ -46,12 +60,20 @@ void SelectionOptions::set_parameter(const std::string& name, const std::string&
         {"dc.alpha", &dc.alpha},   {"dc.tolerance", &dc.tolerance},
         {"smo.tolerance", &smo.tolerance}, {"fs_svmcp.epsilon", &fs_svmcp.epsilon},
         {"fs_svmcp.p", &fs_svmcp.p},       {"fs_svmcp.alpha", &fs_svmcp.alpha},
-        {"fs_svmcp.C", &fs_svmcp.C},       {"fs_svmcp.svm_tolerance", &fs_svmcp.svm_tolerance}};
+        {"fs_svmcp.C", &fs_svmcp.C},       {"fs_svmcp.svm_tolerance", &fs_svmcp.svm_tolerance},
+        {"kta.lambda", &kta.lambda}, {"kta.width", &kta.width}, {"kta.rho", &kta.rho},
+        {"kta.alpha", &kta.alpha}, {"kta.tolerance", &kta.tolerance}};
     for (const auto& [field, value] : reals)
         if (name == field) {
             *value = parse_parameter_number(name, text);
             return;
         }
+    if (name == "kta.kernel") {
+        ZN_EXPECTS(text == "gaussian" || text == "chi2",
+                   name << " must be gaussian or chi2, got '" << text << "'");
+        kta.kernel = text == "chi2" ? AlignmentKernel::ChiSquare : AlignmentKernel::Gaussian;
+        return;
+    }
     if (name == "max_iterations" || name == "fs_svmcp.folds") {
         const double value = parse_parameter_number(name, text);
         ZN_EXPECTS(value == std::floor(value) && std::fabs(value) < 9e18,
@@ -104,21 +126,10 @@ void SelectionOptions::validate(Index n_features, bool counts_optional) const {
     ZN_EXPECTS(std::isfinite(final_ridge) && final_ridge >= 0,
                "final_ridge must be finite and >= 0, got " << final_ridge);
     smo.validate();
-    try {
-        dc.validate();
-    } catch (const InvalidArgument& e) {
-        throw InvalidArgument(std::string("dc.") + e.what());
-    }
-    try {
-        fs_svmcp.validate();
-    } catch (const InvalidArgument& e) {
-        throw InvalidArgument(std::string("fs_svmcp.") + e.what());
-    }
-    try {
-        final_smo.validate();
-    } catch (const InvalidArgument& e) {
-        throw InvalidArgument(std::string("final_") + e.what());
-    }
+    validate_part("dc.", [&] { dc.validate(); });
+    validate_part("fs_svmcp.", [&] { fs_svmcp.validate(); });
+    validate_part("kta.", [&] { kta.validate(); });
+    validate_part("final_", [&] { final_smo.validate(); });
 }
 
 namespace detail {

@@ -331,6 +331,10 @@ expect_grep select_fsv_bad err 'lambda must be in \[0, 1\)'
 run select_mu_fsv select "$DATA/sonar/sonar.csv" --method fsv --mu 3
 expect_rc select_mu_fsv 1
 expect_grep select_mu_fsv err '--mu is for --method l2-l1-svm or l2-l0-svm, not fsv'
+# --lambda is FSV's and kernel-target alignment's, under each method's own parameter name.
+run select_kta_lambda select "$DATA/sonar/sonar.csv" --method kta --lambda 2
+expect_rc select_kta_lambda 1
+expect_grep select_kta_lambda err '^zeronorm: error: --lambda must be in \[0, 1\)'
 # FS-SVMCP (Rinaldi & Sciandrone 2010): its own support, best first by |w|.
 run select_fssvmcp select "$DATA/colon/colon.csv" --method fs-svmcp --log10 --standardize --json --quiet
 expect_rc select_fssvmcp 0

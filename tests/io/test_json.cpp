@@ -50,6 +50,8 @@ TEST(Json, SelectionResultCarriesEverySubsetAndTheTrace) {
                   std::string(1, names[std::size_t(result.subsets[0].selected[i])]));
     ASSERT_EQ(j["trace"].size(), result.trace.size());
     EXPECT_EQ(j["trace"].back()["nonzeros"], result.trace.back().n_features);
+    ASSERT_EQ(j["scores"].size(), std::size_t(result.scores.size()));
+    EXPECT_EQ(j["scores"][1], result.scores[1]);
     EXPECT_EQ(j["iterations"], result.iterations);
     EXPECT_EQ(j["converged"], result.status == Status::Success);
     EXPECT_EQ(j["status"], to_string(result.status));

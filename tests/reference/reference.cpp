@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/scalar_rules.hpp"
+
 namespace zeronorm::reference {
 namespace {
 
@@ -264,6 +266,24 @@ AromColumn arom_update(const Vector& z, const Vector& w, bool update, double pru
         out.summary.max_change = std::max(out.summary.max_change, std::abs(out.normalized[j] - z[j]));
     }
     return out;
+}
+
+double weighted_kernel_sum(const AlignmentKernelSpec& spec, const Matrix& X, const Matrix& Y,
+                           const Vector& theta, Vector& gradient) {
+    const bool chi_square = spec.type == AlignmentKernel::ChiSquare;
+    const Index n = X.rows(), d = X.cols();
+    gradient = Vector::Zero(d);
+    double value = 0.0;
+    for (Index i = 0; i < n; ++i)
+        for (Index j = 0; j < n; ++j) {
+            Vector terms(d);
+            for (Index k = 0; k < d; ++k)
+                terms[k] = rules::alignment_term(chi_square, spec.scale, X(i, k), X(j, k));
+            const double w = Y(i, j) * std::exp(-theta.dot(terms));
+            value += w;
+            gradient -= w * terms;
+        }
+    return value;
 }
 
 }  // namespace zeronorm::reference

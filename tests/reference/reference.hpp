@@ -11,6 +11,7 @@
 
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/kernel.hpp"
+#include "zeronorm/core/ops/alignment_ops.hpp"
 #include "zeronorm/core/ops/arom_ops.hpp"
 
 namespace zeronorm::reference {
@@ -78,6 +79,11 @@ struct AromColumn {
     ScaleUpdate summary;
 };
 AromColumn arom_update(const Vector& z, const Vector& w, bool update, double prune_tolerance);
+
+// AlignmentOps::weighted_kernel_sum_batch for one weight vector, by its definition: every pair,
+// every feature, value = sum_ij Y_ij K_ij, gradient_k = -sum_ij Y_ij K_ij D(x_ik, x_jk).
+double weighted_kernel_sum(const AlignmentKernelSpec& spec, const Matrix& X, const Matrix& Y,
+                           const Vector& theta, Vector& gradient);
 
 // ---- the SVM dual --------------------------------------------------------------------------
 //   min_beta 1/2 beta'Q beta + p'beta   s.t.  y'beta = delta,  0 <= beta <= C

@@ -168,6 +168,26 @@ public:
     }
 };
 
+class ReferenceAlignmentOps final : public AlignmentOps {
+public:
+    std::vector<double> weighted_kernel_sum_batch(const AlignmentKernelSpec& spec,
+                                                  const DeviceMatrix& X, const DeviceMatrix& Y,
+                                                  const DeviceMatrix& Theta,
+                                                  DeviceMatrix& gradient) override {
+        detail::check_weighted_kernel_sum_batch(spec, X, Y, Theta, gradient);
+        const Matrix theta = host(Theta);
+        Matrix g(theta.rows(), theta.cols());
+        std::vector<double> values;
+        for (Index p = 0; p < theta.cols(); ++p) {
+            Vector column;
+            values.push_back(weighted_kernel_sum(spec, host(X), host(Y), theta.col(p), column));
+            g.col(p) = column;
+        }
+        overwrite(gradient, g);
+        return values;
+    }
+};
+
 class ReferenceBackend final : public Backend {
 public:
     // Runs problems in order on itself: the reference is for checking answers, not speed.
@@ -177,6 +197,7 @@ public:
     }
     SmoOps& smo() override { return smo_; }
     AromOps& arom() override { return arom_; }
+    AlignmentOps& alignment() override { return alignment_; }
 
     BackendKind kind() const override { return BackendKind::Cpu; }
     std::string description() const override { return "reference (plain loops, exact duals)"; }
@@ -290,6 +311,7 @@ public:
 private:
     ReferenceSmoOps smo_;
     ReferenceAromOps arom_;
+    ReferenceAlignmentOps alignment_;
 };
 
 }  // namespace

@@ -42,6 +42,7 @@ public:
     // The inner backend's operation sets: they work on its memory, which this one hands out.
     SmoOps& smo() override { return inner_->smo(); }
     AromOps& arom() override { return inner_->arom(); }
+    AlignmentOps& alignment() override { return inner_->alignment(); }
 
     DeviceMatrix allocate(Index rows, Index cols) override { return inner_->allocate(rows, cols); }
     DeviceMatrix upload(const Matrix& host) override { return inner_->upload(host); }

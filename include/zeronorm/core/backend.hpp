@@ -22,6 +22,7 @@ std::string to_string(BackendKind kind);
 class Backend;
 class SmoOps;   // zeronorm/ops/smo_ops.hpp
 class AromOps;  // zeronorm/ops/arom_ops.hpp
+class AlignmentOps;  // zeronorm/ops/alignment_ops.hpp
 
 // Arithmetic of a product: Float32 rounds the operands to single precision and accumulates in
 // single precision (about 7 significant digits, half the memory traffic, and on GPUs up to twice
@@ -84,9 +85,10 @@ public:
 
     // ---- operation sets --------------------------------------------------------------------
     // The solver families' merged steps on this backend's memory, owned by the backend (valid
-    // while it lives): SMO and its Newton finish, the AROM update.
+    // while it lives): SMO and its Newton finish, the AROM update, the alignment sums.
     virtual SmoOps& smo() = 0;
     virtual AromOps& arom() = 0;
+    virtual AlignmentOps& alignment() = 0;
 
     // ---- memory ----------------------------------------------------------------------------
     // Uninitialised rows x cols matrix (the CUDA backend fills it with NaN as poison in debug

@@ -21,8 +21,9 @@ using Json = nlohmann::ordered_json;
 
 // The first (largest) subset's `selected` and `weights` at the top level, with
 // `selected_names` when `feature_names` is not empty; every subset under `subsets` (features,
-// selected, weights, classifier_status, classifier_message when set); the `trace` (objective, nonzeros: the features still
-// alive, change: AROM's max |z - z_prev|, DCA's change in v).
+// selected, weights, classifier_status, classifier_message when set); `scores`, the method's
+// score of every feature; the `trace` (objective, nonzeros: the features still alive, change:
+// AROM's max |z - z_prev|, DCA's change in v).
 Json to_json(const SelectionResult& result, const std::vector<std::string>& feature_names = {});
 // `results` (features, mean_error, std_error, failed_classifiers per count), `splits`, the
 // schedule and, batched, `batch_seconds` by phase.

@@ -14,6 +14,7 @@
 #include "zeronorm/core/status.hpp"
 #include "zeronorm/methods/dc_svm.hpp"
 #include "zeronorm/methods/fs_svmcp.hpp"
+#include "zeronorm/methods/kta.hpp"
 #include "zeronorm/solvers/smo.hpp"
 #include "zeronorm/solvers/svm.hpp"
 
@@ -34,6 +35,7 @@ struct SelectionMethod {
     static constexpr const char* Rlp = "rlp";            // eq. (1), Bennett & Mangasarian 1992
     // Rinaldi & Sciandrone 2010 (fs_svmcp.hpp): the support of the last SVM, ranked by |w_j|.
     static constexpr const char* FsSvmcp = "fs-svmcp";
+    static constexpr const char* Kta = "kta";            // eq. (12), kernel-target alignment (kta.hpp)
 };
 enum class MulticlassScheme { OneVsRest, WestonWatkins };
 
@@ -73,6 +75,9 @@ struct SelectionOptions {
     DcOptions dc;
     // fs-svmcp: the surrogate, the linear SVM and its cross-validated C (fs_svmcp.hpp).
     FsSvmcpOptions fs_svmcp;
+    // kta: the kernel, lambda, widths and DCA tolerance (kta.hpp); kta.max_iterations is replaced
+    // by max_iterations above.
+    KtaOptions kta;
     // RFE: fraction of the remaining features removed per round, in [0, 1) (0: one per round;
     // otherwise max(1, floor(fraction * remaining)), never stepping past a requested count).
     double rfe_fraction = 0.0;

@@ -1,0 +1,42 @@
+// The kernel-target alignment operation set of a backend (Backend::alignment()): the weighted
+// sums of a feature-weighted kernel and their gradients in the weights, for a batch of weight
+// vectors at once (Neumann, Schnoerr & Steidl 2005, sec. 3.2.2 and 4.2.4; the chi-square kernel
+// of sec. 6). These are the n^2 d sums every step of the alignment DCA evaluates many times.
+#pragma once
+
+#include <vector>
+
+#include "zeronorm/core/backend.hpp"
+
+namespace zeronorm {
+
+// K_theta(x, z) = exp(-sum_k theta_k D(x_k, z_k)) with
+//   Gaussian:   D(x, z) = scale (x - z)^2,           scale = 1 / (2 sigma^2)
+//   ChiSquare:  D(x, z) = scale (x - z)^2 / (x + z),  scale = rho (0 where x + z = 0; x, z >= 0)
+enum class AlignmentKernel { Gaussian, ChiSquare };
+
+struct AlignmentKernelSpec {
+    AlignmentKernel type = AlignmentKernel::Gaussian;
+    double scale = 1.0;  // finite and > 0
+};
+
+class AlignmentOps {
+public:
+    virtual ~AlignmentOps() = default;
+
+    // For every column theta_p of Theta (d x P):
+    //   value[p]        = sum_ij Y_ij K_theta_p(x_i, x_j)
+    //   gradient(k, p)  = d value[p] / d theta_k = -sum_ij Y_ij K_theta_p(x_i, x_j) D(x_ik, x_jk)
+    // for the rows x_i of X (n x d) and the pair weights Y (n x n, symmetric: e.g. y_n y_n' for
+    // the alignment y_n' K y_n). gradient (d x P) must be allocated. With W = Y o K_theta the
+    // Gaussian gradient is one n x n pass, one GEMM and column reductions:
+    //   gradient_k = -scale (2 (X' diag(W 1) X)_kk - 2 (X' W X)_kk);
+    // the chi-square one has no product form and is the direct pair sum. Returns the P values.
+    virtual std::vector<double> weighted_kernel_sum_batch(const AlignmentKernelSpec& spec,
+                                                          const DeviceMatrix& X,
+                                                          const DeviceMatrix& Y,
+                                                          const DeviceMatrix& Theta,
+                                                          DeviceMatrix& gradient) = 0;
+};
+
+}  // namespace zeronorm

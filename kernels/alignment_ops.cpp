@@ -1,0 +1,97 @@
+// The CUDA backend's alignment sums (alignment.cu): the whole batch of weight vectors in a fixed
+// number of launches. Gaussian: X diag(theta_p) for every p, one strided-batched GEMM for the
+// P Gram blocks (X shared: stride 0), the pair weights in place, their column sums, one more
+// strided-batched GEMM for W_p X and one reduction launch for the gradients. Chi-square: the
+// pair weights, their column sums and the direct pair sums of the gradients. Only the column
+// sums (n P numbers) come back to the host, for the values.
+#include <vector>
+
+#include "core/batch_shapes.hpp"
+#include "cuda_context.hpp"
+#include "zeronorm/core/ops/alignment_ops.hpp"
+
+namespace zeronorm::cuda_detail {
+namespace {
+
+class CudaAlignmentOps final : public AlignmentOps {
+public:
+    explicit CudaAlignmentOps(CudaBackend& backend) : b_(backend) {}
+
+    std::vector<double> weighted_kernel_sum_batch(const AlignmentKernelSpec& spec,
+                                                  const DeviceMatrix& X, const DeviceMatrix& Y,
+                                                  const DeviceMatrix& Theta,
+                                                  DeviceMatrix& gradient) override {
+        DeviceGuard guard(b_.device());
+        detail::check_weighted_kernel_sum_batch(spec, X, Y, Theta, gradient);
+        const char* where = "weighted_kernel_sum_batch";
+        b_.require_device_memory(X, "X", where);
+        b_.require_device_memory(Y, "Y", where);
+        b_.require_device_memory(Theta, "Theta", where);
+        b_.require_device_memory(gradient, "gradient", where);
+        const Index n = X.rows(), d = X.cols(), P = Theta.cols();
+        std::vector<double> values(static_cast<std::size_t>(P), 0.0);
+        if (P == 0) return values;
+        if (n == 0 || d == 0) {  // no pairs (zero gradient), or no feature (K = 1: the sum of Y)
+            scale_in_place(gradient.data(), gradient.size(), 0.0, b_.stream());
+            const double total = n == 0 ? 0.0 : b_.download(Y).sum();
+            b_.sync();
+            for (double& v : values) v = total;
+            return values;
+        }
+        const std::size_t nn = std::size_t(n) * std::size_t(n);
+        DeviceBuffer<double> W(nn * std::size_t(P), b_.device());
+        DeviceBuffer<double> sums(std::size_t(n) * std::size_t(P), b_.device());
+        if (spec.type == AlignmentKernel::Gaussian) {
+            gaussian(spec.scale, X, Y, Theta, W.get(), sums.get(), gradient.data());
+        } else {
+            chi_square_pair_weights(X.data(), Y.data(), Theta.data(), n, d, P, spec.scale, W.get(),
+                                    b_.stream());
+            column_sums(W.get(), n, n * P, sums.get(), b_.stream());
+            chi_square_alignment_gradient(X.data(), W.get(), n, d, P, spec.scale, gradient.data(),
+                                          b_.stream());
+        }
+        std::vector<double> host_sums(std::size_t(n) * std::size_t(P));
+        b_.copy_to_host(host_sums.data(), sums.get(), host_sums.size());
+        b_.sync();
+        for (Index p = 0; p < P; ++p)
+            for (Index i = 0; i < n; ++i) values[std::size_t(p)] += host_sums[std::size_t(p * n + i)];
+        return values;
+    }
+
+private:
+    // The Gaussian passes; W (n x n P) and sums (n x P) are scratch, gradient d x P.
+    void gaussian(double scale, const DeviceMatrix& X, const DeviceMatrix& Y,
+                  const DeviceMatrix& Theta, double* W, double* sums, double* gradient) {
+        const Index n = X.rows(), d = X.cols(), P = Theta.cols();
+        const char* where = "weighted_kernel_sum_batch";
+        const int bn = blas_int(n, where), bd = blas_int(d, where), bP = blas_int(P, where);
+        const long long nd = static_cast<long long>(n) * d, nn = static_cast<long long>(n) * n;
+        DeviceBuffer<double> scaled(std::size_t(nd) * std::size_t(P), b_.device());
+        DeviceBuffer<double> norms(std::size_t(n) * std::size_t(P), b_.device());
+        weight_columns(X.data(), n, d, Theta.data(), P, scaled.get(), b_.stream());
+        weighted_norms(X.data(), scaled.get(), n, d, P, norms.get(), b_.stream());
+        const double one = 1.0, zero = 0.0;
+        // Gram blocks X diag(theta_p) X' (X the same for every block: stride 0).
+        ZN_CUBLAS_TRY(cublasDgemmStridedBatched(b_.blas(), CUBLAS_OP_N, CUBLAS_OP_T, bn, bn, bd,
+                                                &one, scaled.get(), bn, nd, X.data(), bn, 0,
+                                                &zero, W, bn, nn, bP));
+        gaussian_pair_weights(Y.data(), norms.get(), n, P, scale, W, b_.stream());
+        column_sums(W, n, n * P, sums, b_.stream());
+        // M_p = W_p X, reusing the scaled copies' memory (n x d P).
+        ZN_CUBLAS_TRY(cublasDgemmStridedBatched(b_.blas(), CUBLAS_OP_N, CUBLAS_OP_N, bn, bd, bn,
+                                                &one, W, bn, nn, X.data(), bn, 0, &zero,
+                                                scaled.get(), bn, nd, bP));
+        gaussian_alignment_gradient(X.data(), sums, scaled.get(), n, d, P, scale, gradient,
+                                    b_.stream());
+    }
+
+    CudaBackend& b_;
+};
+
+}  // namespace
+
+std::unique_ptr<AlignmentOps> make_alignment_ops(CudaBackend& backend) {
+    return std::make_unique<CudaAlignmentOps>(backend);
+}
+
+}  // namespace zeronorm::cuda_detail

@@ -1,0 +1,192 @@
+// Kernel-target alignment feature selection by DCA (Neumann, Schnoerr & Steidl 2005, sec. 4.2.4).
+//
+// Each DCA step minimises the convex g(theta) - theta' grad h(theta^k) over [0, 1]^d with
+// L-BFGS-B (LBFGSpp's LBFGSBSolver), started at theta^k. The step is accepted only when it does
+// not raise that subproblem's value above its value at theta^k, so f never increases (DCA's
+// descent property holds for any such point). Every value and gradient is one call of the
+// backend's AlignmentOps with the pair weights of g, h or f.
+#include "zeronorm/methods/kta.hpp"
+
+#include <LBFGSB.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "methods/selection_common.hpp"
+#include "zeronorm/core/error.hpp"
+
+namespace zeronorm {
+
+void KtaOptions::validate() const {
+    ZN_EXPECTS(lambda >= 0.0 && lambda < 1.0, "lambda must be in [0, 1), got " << lambda);
+    ZN_EXPECTS(std::isfinite(alpha) && alpha > 0.0, "alpha must be finite and > 0, got " << alpha);
+    ZN_EXPECTS(std::isfinite(width) && width >= 0.0,
+               "width must be finite and > 0 (0: sqrt(d) / 2), got " << width);
+    ZN_EXPECTS(std::isfinite(rho) && rho > 0.0, "rho must be finite and > 0, got " << rho);
+    ZN_EXPECTS(std::isfinite(tolerance) && tolerance > 0.0,
+               "tolerance must be finite and > 0, got " << tolerance);
+    ZN_EXPECTS(max_iterations >= 1, "max_iterations must be >= 1, got " << max_iterations);
+    ZN_EXPECTS(std::isfinite(inner_tolerance) && inner_tolerance > 0.0,
+               "inner_tolerance must be finite and > 0, got " << inner_tolerance);
+    ZN_EXPECTS(inner_max_iterations >= 1,
+               "inner_max_iterations must be >= 1, got " << inner_max_iterations);
+    ZN_EXPECTS(threshold >= 0.0 && threshold < 1.0,
+               "threshold must be in [0, 1), got " << threshold);
+}
+
+namespace {
+
+// Checks the data; returns the upper bounds of theta: 1, or 0 for a constant feature (it enters
+// no kernel distance, so its theta would only follow the penalty: it is held at 0, unselected).
+Vector check_data(const Matrix& X, const Vector& y, const KtaOptions& options) {
+    ZN_EXPECTS_DIM(y.size() == X.rows(), "kta: " << X.rows() << " samples but " << y.size()
+                                                 << " labels");
+    ZN_EXPECTS(X.cols() >= 1, "kta: the data have no feature");
+    Index positives = 0;
+    for (Index i = 0; i < y.size(); ++i) {
+        ZN_EXPECTS(y[i] == 1.0 || y[i] == -1.0,
+                   "kta is for two classes labelled -1/+1; label of sample " << i << " is " << y[i]);
+        positives += y[i] > 0 ? 1 : 0;
+    }
+    ZN_EXPECTS(positives > 0 && positives < y.size(),
+               "kta needs samples of both classes; all " << y.size() << " are of class "
+                                                         << (positives > 0 ? "+1" : "-1"));
+    for (Index j = 0; j < X.cols(); ++j) {
+        for (Index i = 0; i < X.rows(); ++i) {
+            ZN_EXPECTS(std::isfinite(X(i, j)),
+                       "kta: value (" << i << ", " << j << ") is " << X(i, j) << ", not finite");
+            ZN_EXPECTS(options.kernel != AlignmentKernel::ChiSquare || X(i, j) >= 0.0,
+                       "kta with the chi-square kernel needs nonnegative features (histograms); "
+                       "value (" << i << ", " << j << ") is " << X(i, j));
+        }
+    }
+    Vector upper(X.cols());
+    for (Index j = 0; j < X.cols(); ++j)
+        upper[j] = X.col(j).maxCoeff() > X.col(j).minCoeff() ? 1.0 : 0.0;
+    ZN_EXPECTS(upper.sum() > 0.0,
+               "kta: every feature is constant (all zero included): no kernel distance to weight");
+    return upper;
+}
+
+// The alignment objective's pieces as pair weights over the backend's copy of X.
+class Alignment {
+public:
+    Alignment(Backend& backend, const Matrix& X, const Vector& y, const KtaOptions& options,
+              double sigma)
+        : backend_(backend), options_(options), X_(backend.upload(X)), d_(X.cols()) {
+        spec_.type = options.kernel;
+        spec_.scale = options.kernel == AlignmentKernel::Gaussian ? 1.0 / (2.0 * sigma * sigma)
+                                                                  : options.rho;
+        const Index n = X.rows();
+        const double n_plus = double((y.array() > 0).count()), n_minus = double(n) - n_plus;
+        Vector u_plus(n), u_minus(n);
+        for (Index i = 0; i < n; ++i) {
+            u_plus[i] = y[i] > 0 ? 1.0 / n_plus : 0.0;
+            u_minus[i] = y[i] > 0 ? 0.0 : 1.0 / n_minus;
+        }
+        const double half = 0.5 * (1.0 - options.lambda);
+        const Matrix cross = half * (u_plus * u_minus.transpose() + u_minus * u_plus.transpose());
+        const Matrix same = half * (u_plus * u_plus.transpose() + u_minus * u_minus.transpose());
+        g_ = backend.upload(cross);  // g = (1 - lambda) u+' K u-
+        h_ = backend.upload(same);   // h's kernel part
+        f_ = backend.upload(cross - same);  // -(1 - lambda) 1/2 y_n' K y_n
+    }
+
+    // sum (weights o K_theta) and its gradient.
+    double g(const Vector& theta, Vector& gradient) { return sum(g_, theta, gradient); }
+    // grad h(theta) = grad of the same-class sums - (lambda / d) alpha exp(-alpha theta).
+    Vector h_gradient(const Vector& theta) {
+        Vector gradient;
+        sum(h_, theta, gradient);
+        return gradient - (options_.lambda / double(d_)) * options_.alpha *
+                              (-options_.alpha * theta.array()).exp().matrix();
+    }
+    double f(const Vector& theta) {
+        Vector unused;
+        return sum(f_, theta, unused) +
+               (options_.lambda / double(d_)) * (1.0 - (-options_.alpha * theta.array()).exp()).sum();
+    }
+
+private:
+    double sum(const DeviceMatrix& weights, const Vector& theta, Vector& gradient) {
+        const DeviceMatrix T = backend_.upload(theta);
+        DeviceMatrix G = backend_.allocate(d_, 1);
+        const double value =
+            backend_.alignment().weighted_kernel_sum_batch(spec_, X_, weights, T, G)[0];
+        gradient = backend_.download(G).col(0);
+        return value;
+    }
+
+    Backend& backend_;
+    const KtaOptions& options_;
+    DeviceMatrix X_, g_, h_, f_;
+    Index d_;
+    AlignmentKernelSpec spec_;
+};
+
+// min g(theta) - theta' linear over [0, upper] from `start`; returns the accepted point (start
+// unless L-BFGS-B found one with a value no larger) and the inner iterations.
+Vector dca_step(Alignment& a, const Vector& start, const Vector& linear, const Vector& upper,
+                const KtaOptions& options, int& iterations) {
+    const auto subproblem = [&](const Vector& theta, Vector& gradient) {
+        const double value = a.g(theta, gradient) - theta.dot(linear);
+        gradient -= linear;
+        return value;
+    };
+    Vector gradient;
+    const double start_value = subproblem(start, gradient);
+    LBFGSpp::LBFGSBParam<double> param;
+    // Relative to the subproblem's gradient scale at the start (1 / (2 sigma^2) for the
+    // Gaussian kernel), so the stop means the same for every d and sigma.
+    param.epsilon = std::max(1e-14, options.inner_tolerance * gradient.cwiseAbs().maxCoeff());
+    param.epsilon_rel = 0.0;
+    param.max_iterations = options.inner_max_iterations;
+    LBFGSpp::LBFGSBSolver<double> solver(param);
+    const Vector lower = Vector::Zero(start.size());
+    Vector theta = start;
+    double value = start_value;
+    iterations = 0;
+    try {
+        iterations = solver.minimize(subproblem, theta, value, lower, upper);
+    } catch (const std::exception&) {
+        // The line search gave up (rounding near the optimum): keep the last point if it helps.
+        theta = theta.cwiseMax(lower).cwiseMin(upper);
+        value = subproblem(theta, gradient);
+    }
+    return value <= start_value && theta.allFinite() ? theta : start;
+}
+
+}  // namespace
+
+KtaResult train_kta(Backend& backend, const Matrix& X, const Vector& y, const KtaOptions& options) {
+    options.validate();
+    const Vector upper = check_data(X, y, options);
+    KtaResult result;
+    result.sigma = options.width > 0.0 ? options.width : std::sqrt(double(X.cols())) / 2.0;
+    Alignment a(backend, X, y, options, result.sigma);
+    Vector theta = 0.5 * upper;
+    result.initial_objective = a.f(theta);
+    result.status = Status::NoConvergence;
+    for (std::int64_t k = 0; k < options.max_iterations; ++k) {
+        KtaStep step;
+        const Vector next = dca_step(a, theta, a.h_gradient(theta), upper, options,
+                                     step.inner_iterations);
+        step.change = (next - theta).cwiseAbs().maxCoeff();
+        theta = next;
+        step.objective = a.f(theta);
+        step.selected = Index((theta.array() > options.threshold).count());
+        result.trace.push_back(step);
+        result.iterations = k + 1;
+        if (step.change < options.tolerance) {
+            result.status = Status::Success;
+            break;
+        }
+    }
+    result.theta = theta;
+    for (const Index j : detail::order_descending(theta))
+        if (theta[j] > options.threshold) result.selected.push_back(j);
+    return result;
+}
+
+}  // namespace zeronorm
