@@ -37,26 +37,38 @@ double parse_parameter_number(const std::string& name, const std::string& text) 
     return value;
 }
 
-void SelectionOptions::set_parameter(const std::string& name, const std::string& text) {
+double* SelectionOptions::real_parameter(const std::string& name) {
     // The fields rankers list as parameters, by ParameterInfo::name.
     const std::pair<const char*, double*> reals[] = {
         {"C", &C},           {"ridge", &ridge},          {"rfe_fraction", &rfe_fraction},
         {"dc.lambda", &dc.lambda}, {"dc.mu", &dc.mu},    {"dc.nu", &dc.nu},
         {"dc.alpha", &dc.alpha},   {"dc.tolerance", &dc.tolerance},
         {"smo.tolerance", &smo.tolerance}};
-    for (const auto& [field, value] : reals)
-        if (name == field) {
-            *value = parse_parameter_number(name, text);
-            return;
-        }
-    if (name == "max_iterations") {
-        const double value = parse_parameter_number(name, text);
-        ZN_EXPECTS(value == std::floor(value) && std::fabs(value) < 9e18,
-                   name << " must be a whole number, got '" << text << "'");
-        max_iterations = static_cast<std::int64_t>(value);
+    for (const auto& [field, target] : reals)
+        if (name == field) return target;
+    return nullptr;
+}
+
+void SelectionOptions::set_parameter(const std::string& name, const std::string& text) {
+    if (double* field = real_parameter(name)) {
+        *field = parse_parameter_number(name, text);
         return;
     }
-    throw InvalidArgument("no selection parameter is named '" + name + "'");
+    ZN_EXPECTS(name == "max_iterations", "no selection parameter is named '" << name << "'");
+    const double value = parse_parameter_number(name, text);
+    ZN_EXPECTS(value == std::floor(value) && std::fabs(value) < 9e18,
+               name << " must be a whole number, got '" << text << "'");
+    max_iterations = static_cast<std::int64_t>(value);
+}
+
+void SelectionOptions::set_parameter(const std::string& name, double value) {
+    if (double* field = real_parameter(name)) {
+        *field = value;
+        return;
+    }
+    std::ostringstream text;
+    text << value;
+    set_parameter(name, text.str());
 }
 
 void SelectionOptions::validate(Index n_features, bool counts_optional) const {

@@ -95,6 +95,29 @@ DcResult train_fsv(const Matrix& X, const Vector& y, const DcOptions& options = 
 DcResult train_l2_l1_svm(const Matrix& X, const Vector& y, const DcOptions& options = {});
 DcResult train_l2_l0_svm(const Matrix& X, const Vector& y, const DcOptions& options = {});
 
+// ---- grids: one problem per parameter value on one data set, solved together -----------------
+// (the validation protocol of sec. 5.2.2 fits a whole grid per training set). Each result is
+// what the single-problem call above gives for that value; its `seconds` is the whole grid's.
+//
+// FSV at every lambda of `lambdas` (options.lambda is not used): the DCAs advance together, one
+// vertex LP per problem and step.
+std::vector<DcResult> train_fsv_grid(const Matrix& X, const Vector& y,
+                                     const std::vector<double>& lambdas,
+                                     const DcOptions& options = {});
+// The l2-l1-SVM at every pair (mu[p], nu[p]) (options.mu, options.nu are not used), by
+// solve_l2_l1_svm_batch in stages of equal mu, increasing: each stage is one batch, started from
+// the previous stage's duals at the nearest nu (feasible, as the box 0 <= beta <= mu/n grows).
+std::vector<DcResult> train_l2_l1_svm_grid(const Matrix& X, const Vector& y,
+                                           const std::vector<double>& mu,
+                                           const std::vector<double>& nu,
+                                           const DcOptions& options = {});
+// The l2-l0-SVM at every pair: the DCAs advance together, each step one batched dual solve of
+// the problems still running, each warm-started from its own previous step.
+std::vector<DcResult> train_l2_l0_svm_grid(const Matrix& X, const Vector& y,
+                                           const std::vector<double>& mu,
+                                           const std::vector<double>& nu,
+                                           const DcOptions& options = {});
+
 // ---- the l2-l1 dual, for P problems on one data set at once --------------------------------
 //
 // Problem p: box bound C[p], feature costs costs.col(p) (d x P, >= 0). The solver is

@@ -98,6 +98,13 @@ struct SelectionOptions {
     // "dc.mu", "max_iterations", ...) from its text; InvalidArgument naming the parameter for
     // an unknown name or text that is not a number.
     void set_parameter(const std::string& name, const std::string& text);
+    // The same with the value as a number (a grid point of the validation protocol).
+    void set_parameter(const std::string& name, double value);
+
+private:
+    double* real_parameter(const std::string& name);  // the field a real parameter names
+
+public:
 };
 
 // `text` as a number (the whole text), or InvalidArgument "<name> must be a number, got ...".
