@@ -198,8 +198,6 @@ ValidationProtocolResult evaluate_validation_protocol(Backend& backend, const Da
 
 namespace {
 
-const char* const kQuadraticFsv = "quadratic-fsv";
-
 // The options at every grid point, set by name; a name the method does not take is refused.
 std::vector<SelectionOptions> point_options(const std::string& method,
                                             const SelectionOptions& base,
@@ -240,7 +238,7 @@ std::vector<GridPointFit> fits_of(const std::vector<DcResult>& rs, const Matrix&
 bool has_validation_fitter(const std::string& method) {
     return method == SelectionMethod::Fsv || method == SelectionMethod::L2L1Svm ||
            method == SelectionMethod::L2L0Svm || method == SelectionMethod::Rlp ||
-           method == kQuadraticFsv;
+           method == SelectionMethod::QuadraticFsv;
 }
 
 GridFitter validation_fitter(const std::string& method, const SelectionOptions& base) {
@@ -258,6 +256,8 @@ GridFitter validation_fitter(const std::string& method, const SelectionOptions& 
             nu.push_back(o.dc.nu);
         }
         if (method == SelectionMethod::Fsv) return fits_of(train_fsv_grid(X, y, lambda, dc), X_score);
+        if (method == SelectionMethod::QuadraticFsv)
+            return fits_of(train_quadratic_fsv_grid(X, y, lambda, dc), quadratic_features(X_score));
         if (method == SelectionMethod::L2L1Svm)
             return fits_of(train_l2_l1_svm_grid(X, y, mu, nu, dc), X_score);
         if (method == SelectionMethod::L2L0Svm)
@@ -278,7 +278,7 @@ ParameterGrid paper_grid(const std::string& method) {
     ZN_EXPECTS(has_validation_fitter(method),
                "--method " << method << " has no validation-set protocol");
     if (method == SelectionMethod::Rlp) return ParameterGrid::product({}, {});
-    if (method == SelectionMethod::Fsv || method == kQuadraticFsv)
+    if (method == SelectionMethod::Fsv || method == SelectionMethod::QuadraticFsv)
         return ParameterGrid::product(
             {"dc.lambda"}, {{0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}});
     std::vector<double> nu, mu;

@@ -417,5 +417,84 @@ TEST(DcGrid, BadGridValuesNameTheirField) {
     EXPECT_THROW(train_fsv_grid(data.X, data.y, {0.5, 1.0}), InvalidArgument);
 }
 
+// ---- quadratic FSV ------------------------------------------------------------------------------
+
+TEST(QuadraticFsv, FeatureMapHasTheMonomials) {
+    Matrix X(1, 3);
+    X << 2, 3, 5;
+    const Matrix Phi = quadratic_features(X);
+    ASSERT_EQ(Phi.cols(), 9);  // d(d+3)/2
+    const std::vector<double> expected = {2, 3, 5, 4, 6, 10, 9, 15, 25};
+    for (Index c = 0; c < 9; ++c) EXPECT_EQ(Phi(0, c), expected[std::size_t(c)]) << c;
+}
+
+// A problem only the product x0 x1 explains: quadratic FSV keeps features 0 and 1 and fits it,
+// and v_j bounds every monomial containing j.
+TEST(QuadraticFsv, SelectsTheFeaturesOfAProductAndBoundsTheirMonomials) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    Dataset data;
+    data.X = random_matrix(60, 5, rng);
+    data.y = Vector(60);
+    for (Index i = 0; i < 60; ++i) data.y[i] = data.X(i, 0) * data.X(i, 1) >= 0 ? 1.0 : -1.0;
+    DcOptions o;
+    o.lambda = 0.05;
+    const DcResult r = train_quadratic_fsv(data.X, data.y, o);
+    ASSERT_TRUE(r.converged()) << r.message;
+    ASSERT_EQ(r.w.size(), 20);
+    ASSERT_EQ(r.feature_bounds.size(), 5);
+    // Features 0 and 1 are kept; every monomial containing a dropped feature has weight zero,
+    // and v_j is the largest |w_i| over the monomials containing j.
+    const auto kept = [&](Index j) {
+        return std::find(r.selected.begin(), r.selected.end(), j) != r.selected.end();
+    };
+    EXPECT_TRUE(kept(0) && kept(1));
+    Index c = 5;
+    for (Index j = 0; j < 5; ++j) {
+        double bound = std::abs(r.w[j]);
+        for (Index k = j; k < 5; ++k, ++c) {
+            if (!kept(j) || !kept(k)) {
+                EXPECT_LE(std::abs(r.w[c]), 1e-7) << j << " " << k;
+            }
+        }
+        Index c2 = 5;
+        for (Index a = 0; a < 5; ++a)
+            for (Index b2 = a; b2 < 5; ++b2, ++c2)
+                if (a == j || b2 == j) bound = std::max(bound, std::abs(r.w[c2]));
+        EXPECT_DOUBLE_EQ(r.feature_bounds[j], bound);
+    }
+    const Vector f = (quadratic_features(data.X) * r.w).array() + r.b;
+    Index wrong = 0;
+    for (Index i = 0; i < 60; ++i) wrong += (f[i] >= 0 ? 1.0 : -1.0) != data.y[i] ? 1 : 0;
+    EXPECT_LE(wrong, 6);
+}
+
+TEST(QuadraticFsv, TooManyMonomialsAreRefusedWithTheSize) {
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = sparse_problem(20, 40, rng);
+    DcOptions o;
+    o.quadratic_max_monomials = 500;
+    try {
+        train_quadratic_fsv(data.X, data.y, o);
+        FAIL();
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("40 features give 860 quadratic monomials"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(QuadraticFsv, IsARegisteredRanker) {
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = sparse_problem(40, 4, rng);
+    SelectionOptions o;
+    o.method = "quadratic-fsv";
+    o.set_parameter("dc.lambda", 0.1);
+    const auto backend = make_backend(BackendKind::Cpu);
+    const SelectionResult r = select_features(*backend, data, o);
+    ASSERT_EQ(r.scores.size(), 4);
+    EXPECT_GE(r.subsets.front().selected.size(), 1u);
+}
+
 }  // namespace
 }  // namespace zeronorm

@@ -29,6 +29,7 @@ struct SelectionMethod {
     static constexpr const char* L2L1Svm = "l2-l1-svm";  // eq. (7), convex
     static constexpr const char* L2L0Svm = "l2-l0-svm";  // eq. (8), DCA of l2-l1-SVMs
     static constexpr const char* Rlp = "rlp";            // eq. (1), Bennett & Mangasarian 1992
+    static constexpr const char* QuadraticFsv = "quadratic-fsv";  // eq. (9), v per feature
 };
 enum class MulticlassScheme { OneVsRest, WestonWatkins };
 

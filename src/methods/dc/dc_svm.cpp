@@ -12,6 +12,7 @@
 #include "methods/selection_common.hpp"
 #include "solvers/labels.hpp"
 #include "zeronorm/core/error.hpp"
+#include "zeronorm/solvers/lp.hpp"
 #include "zeronorm/solvers/lp_svm.hpp"
 
 namespace zeronorm {
@@ -30,6 +31,8 @@ void DcOptions::validate() const {
                "gap_tolerance must be in (0, 1), got " << gap_tolerance);
     ZN_EXPECTS(max_inner_iterations >= 1,
                "max_inner_iterations must be >= 1, got " << max_inner_iterations);
+    ZN_EXPECTS(quadratic_max_monomials >= 1,
+               "quadratic_max_monomials must be >= 1, got " << quadratic_max_monomials);
     lp.validate();
 }
 
@@ -94,9 +97,10 @@ enum class StepOutcome {
 // subproblem of every problem p in `active` at v = V.col(p) (filling rs[p].w, .b and its inner
 // count) and returns one outcome per entry of `active`; `objective(p, w, b)` evaluates problem
 // p's non-convex objective; v^{k+1} = |w^{k+1}|. A problem leaves the batch when it stops.
-template <class Step, class Objective>
+// `v_of(w)` gives v from w (|w| by default; quadratic FSV: the largest |w_i| per feature).
+template <class Step, class Objective, class VOf>
 void run_dca(std::vector<DcResult>& rs, Index d, const DcOptions& options, Step step,
-             Objective objective) {
+             Objective objective, VOf v_of) {
     Matrix V = Matrix::Ones(d, Index(rs.size()));
     std::vector<std::size_t> active;
     for (std::size_t p = 0; p < rs.size(); ++p) {
@@ -111,10 +115,10 @@ void run_dca(std::vector<DcResult>& rs, Index d, const DcOptions& options, Step 
             DcResult& r = rs[p];
             if (outcomes[a] == StepOutcome::Failed) continue;
             ++r.iterations;
-            const Vector v_next = r.w.cwiseAbs();
+            const Vector v_next = v_of(r.w);
             DcIteration it;
             it.objective = r.objective = objective(p, r.w, r.b);
-            it.nonzeros = count_nonzeros(r.w, options.support_threshold);
+            it.nonzeros = count_nonzeros(v_next, options.support_threshold);
             it.v_change = v_change(v_next, V.col(Index(p)));
             r.trace.push_back(it);
             V.col(Index(p)) = v_next;
@@ -133,6 +137,12 @@ void run_dca(std::vector<DcResult>& rs, Index d, const DcOptions& options, Step 
     }
 }
 
+template <class Step, class Objective>
+void run_dca(std::vector<DcResult>& rs, Index d, const DcOptions& options, Step step,
+             Objective objective) {
+    run_dca(rs, d, options, step, objective, [](const Vector& w) { return Vector(w.cwiseAbs()); });
+}
+
 // The options of grid point p (validated, so a bad value names its field).
 DcOptions point_options(const DcOptions& options, double lambda, double mu, double nu) {
     DcOptions o = options;
@@ -141,6 +151,12 @@ DcOptions point_options(const DcOptions& options, double lambda, double mu, doub
     o.nu = nu;
     o.validate();
     return o;
+}
+
+void check_fsv_input(const Matrix& X, const Vector& y, const std::vector<double>& lambdas,
+                     const DcOptions& options, const char* who) {
+    check_input(X, y, options, who);
+    for (const double lambda : lambdas) point_options(options, lambda, options.mu, options.nu);
 }
 
 void finish_all(std::vector<DcResult>& rs, const DcOptions& options, double seconds) {
@@ -159,8 +175,7 @@ std::vector<DcResult> train_fsv_grid(const Matrix& X, const Vector& y,
                                      const std::vector<double>& lambdas,
                                      const DcOptions& options) {
     const Stopwatch stopwatch;
-    check_input(X, y, options, "FSV");
-    for (const double lambda : lambdas) point_options(options, lambda, options.mu, options.nu);
+    check_fsv_input(X, y, lambdas, options, "FSV");
     const Index n = X.rows(), d = X.cols();
     // Sample weights s_i of the loss: 1/n (mean) or 1/n_{y_i} (sum of the class means).
     Vector s = Vector::Constant(n, 1.0 / double(n));
@@ -221,6 +236,150 @@ std::vector<DcResult> train_fsv_grid(const Matrix& X, const Vector& y,
 
 DcResult train_fsv(const Matrix& X, const Vector& y, const DcOptions& options) {
     return train_fsv_grid(X, y, {options.lambda}, options).front();
+}
+
+// ---- quadratic FSV (eq. (9), sec. 4.2.3) ------------------------------------------------------
+
+namespace {
+
+// The monomials of the quadratic map, in the column order of quadratic_features: x_j (second
+// index -1), then x_j x_k for j <= k.
+std::vector<std::pair<Index, Index>> quadratic_monomials(Index d) {
+    std::vector<std::pair<Index, Index>> m;
+    for (Index j = 0; j < d; ++j) m.emplace_back(j, -1);
+    for (Index j = 0; j < d; ++j)
+        for (Index k = j; k < d; ++k) m.emplace_back(j, k);
+    return m;
+}
+
+// v_j = max |w_i| over the monomials i containing feature j: the smallest v feasible for w.
+Vector feature_bounds(const Vector& w, Index d) {
+    Vector v = Vector::Zero(d);
+    const auto monomials = quadratic_monomials(d);
+    for (std::size_t i = 0; i < monomials.size(); ++i) {
+        const auto [j, k] = monomials[i];
+        v[j] = std::max(v[j], std::abs(w[Index(i)]));
+        if (k >= 0) v[k] = std::max(v[k], std::abs(w[Index(i)]));
+    }
+    return v;
+}
+
+}  // namespace
+
+Matrix quadratic_features(const Matrix& X) {
+    const auto monomials = quadratic_monomials(X.cols());
+    Matrix Phi(X.rows(), Index(monomials.size()));
+    for (std::size_t i = 0; i < monomials.size(); ++i) {
+        const auto [j, k] = monomials[i];
+        Phi.col(Index(i)) = k < 0 ? Vector(X.col(j)) : Vector(X.col(j).cwiseProduct(X.col(k)));
+    }
+    return Phi;
+}
+
+std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
+                                               const std::vector<double>& lambdas,
+                                               const DcOptions& options) {
+    const Stopwatch stopwatch;
+    check_fsv_input(X, y, lambdas, options, "quadratic FSV");
+    const Index n = X.rows(), d = X.cols(), m = d * (d + 3) / 2;
+    ZN_EXPECTS(m <= options.quadratic_max_monomials,
+               "quadratic FSV: " << d << " features give " << m
+                                 << " quadratic monomials, an LP of " << n + 2 * d * (d + 1)
+                                 << " rows and " << m + 1 + n + d
+                                 << " columns; the limit is quadratic_max_monomials = "
+                                 << options.quadratic_max_monomials
+                                 << " (select fewer features first)");
+    const Matrix Phi = quadratic_features(X);
+    const auto monomials = quadratic_monomials(d);
+    // Columns: w (m, free), b (free), xi (n, >= 0), v (d, >= 0). Rows: the n margins
+    // y_i (w.phi_i + b) + xi_i >= 1, then per monomial i and feature j in it w_i - v_j <= 0 and
+    // w_i + v_j >= 0.
+    const Index b_col = m, xi0 = m + 1, v0 = m + 1 + n;
+    std::vector<Eigen::Triplet<double>> entries;
+    for (Index i = 0; i < n; ++i) {
+        for (Index c = 0; c < m; ++c)
+            if (Phi(i, c) != 0.0) entries.emplace_back(int(i), int(c), y[i] * Phi(i, c));
+        entries.emplace_back(int(i), int(b_col), y[i]);
+        entries.emplace_back(int(i), int(xi0 + i), 1.0);
+    }
+    Index row = n;
+    for (std::size_t i = 0; i < monomials.size(); ++i)
+        for (const Index j : {monomials[i].first, monomials[i].second}) {
+            if (j < 0) continue;
+            for (const double sign : {-1.0, 1.0}) {
+                entries.emplace_back(int(row), int(i), 1.0);
+                entries.emplace_back(int(row), int(v0 + j), sign);
+                ++row;
+            }
+            if (monomials[i].first == monomials[i].second) break;  // x_j^2: feature j once
+        }
+    LinearProgram lp;
+    lp.A.resize(row, v0 + d);
+    lp.A.setFromTriplets(entries.begin(), entries.end());
+    lp.row_lower = Vector::Constant(row, 0.0);
+    lp.row_upper = Vector::Constant(row, lp_infinity);
+    lp.row_lower.head(n).setOnes();
+    for (Index r = n; r < row; r += 2) {  // w_i - v_j <= 0, then w_i + v_j >= 0
+        lp.row_lower[r] = -lp_infinity;
+        lp.row_upper[r] = 0.0;
+    }
+    lp.col_lower = Vector::Zero(v0 + d);
+    lp.col_lower.head(m + 1).setConstant(-lp_infinity);
+    lp.col_upper = Vector::Constant(v0 + d, lp_infinity);
+
+    std::vector<DcResult> rs(lambdas.size());
+    std::vector<Vector> costs(lambdas.size());
+    const auto hinge_mean = [&](const Vector& w, double b) {
+        return (1.0 - y.array() * ((Phi * w).array() + b)).max(0.0).sum() / double(n);
+    };
+    const auto lp_objective = [&](std::size_t p, const Vector& w, double b) {
+        return (1.0 - lambdas[p]) * hinge_mean(w, b) + costs[p].dot(feature_bounds(w, d));
+    };
+    const auto step = [&](const std::vector<std::size_t>& active, const Matrix& V) {
+        std::vector<StepOutcome> outcomes;
+        for (const std::size_t p : active) {
+            DcResult& r = rs[p];
+            costs[p] = linearised_costs(V.col(Index(p)), options.alpha, lambdas[p]);
+            lp.c = Vector::Zero(v0 + d);
+            lp.c.segment(xi0, n).setConstant((1.0 - lambdas[p]) / double(n));
+            lp.c.tail(d) = costs[p];
+            const LpResult sol = solve_lp(lp, options.lp);
+            r.inner_iterations += sol.iterations;
+            if (!sol.optimal()) {
+                r.status = sol.status;
+                r.message = "quadratic FSV: the linearised LP failed: " + sol.message;
+                outcomes.push_back(StepOutcome::Failed);
+                continue;
+            }
+            const Vector w = sol.x.head(m);
+            const double b = sol.x[b_col];
+            const bool stationary =
+                r.iterations > 0 && lp_objective(p, w, b) >= lp_objective(p, r.w, r.b) -
+                                                                 kLpDescent *
+                                                                     (1.0 + std::abs(sol.objective));
+            r.w = w;
+            r.b = b;
+            outcomes.push_back(stationary ? StepOutcome::Stationary : StepOutcome::Moved);
+        }
+        return outcomes;
+    };
+    const auto objective = [&](std::size_t p, const Vector& w, double b) {
+        return (1.0 - lambdas[p]) * hinge_mean(w, b) +
+               lambdas[p] * concave_penalty(feature_bounds(w, d), options.alpha);
+    };
+    run_dca(rs, d, options, step, objective, [d](const Vector& w) { return feature_bounds(w, d); });
+    for (DcResult& r : rs) {
+        if (r.w.size() > 0) {
+            r.feature_bounds = feature_bounds(r.w, d);
+            r.selected = ranked_support(r.feature_bounds, options.support_threshold);
+        }
+        r.seconds = stopwatch.seconds();
+    }
+    return rs;
+}
+
+DcResult train_quadratic_fsv(const Matrix& X, const Vector& y, const DcOptions& options) {
+    return train_quadratic_fsv_grid(X, y, {options.lambda}, options).front();
 }
 
 namespace {
