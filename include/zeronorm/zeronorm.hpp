@@ -12,6 +12,7 @@
 #include "zeronorm/evaluation/cross_validation.hpp"
 #include "zeronorm/evaluation/evaluation.hpp"
 #include "zeronorm/evaluation/model_selection.hpp"
+#include "zeronorm/evaluation/validation_protocol.hpp"
 #include "zeronorm/io/file_output.hpp"
 #include "zeronorm/io/io.hpp"
 #include "zeronorm/io/model_builders.hpp"

@@ -144,6 +144,8 @@ struct SelectionCliOptions {
     // options.validate with the flags' names in its messages.
     void validate(const SelectionOptions& options, Index n_features) const;
     FlagNames flag_names() const;  // selection fields and rankers' parameters with their flags
+    // The given flags of --method's own parameters, by parameter name.
+    Parameters method_parameters() const;
 
 private:
     CLI::App* app_ = nullptr;

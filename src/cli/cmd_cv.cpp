@@ -4,11 +4,17 @@
 //     grid), C is chosen per split by an inner --folds-fold cross-validation on its training rows.
 //   --method l2-arom|l1-arom|rfe|corr --features R1,R2,...: one selection run per split serves the
 //     whole feature-count path; a linear SVM retrained on each subset gives that count's error.
+//   --method fsv|l2-l1-svm|l2-l0-svm|rlp without --features: the validation-set protocol of
+//     Neumann, Schnoerr & Steidl 2005, sec. 5.2.2 (validation_protocol.hpp): parameters chosen
+//     per split over the paper's grid (--lambda-grid, --mu-grid, --nu-grid to change an axis; a
+//     method flag such as --mu fixes one), the method's own classifier tested.
 // Splits: stratified k-fold (--folds K), or --splits S random stratified splits with
 // --train-size N training rows each (the protocol of Weston et al. 2003, sec. 4.6).
 //
 // The run has three steps so that new resampling schemes or methods only touch one of them:
 // make_folds() (how rows are split), evaluate_*() (what is trained) and report_*().
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "cli.hpp"
@@ -16,6 +22,7 @@
 #include "zeronorm/evaluation/cross_validation.hpp"
 #include "zeronorm/evaluation/evaluation.hpp"
 #include "zeronorm/evaluation/model_selection.hpp"
+#include "zeronorm/evaluation/validation_protocol.hpp"
 #include "zeronorm/methods/methods.hpp"
 
 namespace zeronorm::cli {
@@ -55,6 +62,7 @@ public:
         svm.add_to(*app, true);
         preprocess.add_to(*app);
         common.add_to(*app);
+        add_grid_flags();
     }
 
     void run() override {
@@ -71,6 +79,9 @@ public:
         if (plain_svm) {
             require_two_classes(data, data_path, "cv");
             report_svm(data, evaluate_svm(*backend, data, split));
+        } else if (protocol()) {
+            require_two_classes(data, data_path, "cv");
+            report_protocol(evaluate_protocol(*backend, data, split));
         } else {
             report_path(evaluate_path(*backend, data, split));
         }
@@ -98,8 +109,25 @@ private:
                    << selection.method << " takes one C");
         ZN_EXPECTS(!plain_svm || precision == "float64",
                    "--precision float32 is for the batched l2-arom schedule, not --method svm");
-        ZN_EXPECTS(plain_svm || !selection.feature_counts.empty(),
+        ZN_EXPECTS(plain_svm || protocol() || !selection.feature_counts.empty(),
                    "--method " << selection.method << " needs --features R1,R2,...");
+        check_grid_flags();
+        if (protocol()) {
+            // The protocol tests the method's own classifier: no retrained SVM, one schedule.
+            for (const char* flag : {"--final-C", "--final-ridge", "--multiclass"})
+                ZN_EXPECTS(!given(app->get_option(flag)),
+                           flag << " sets the classifier retrained on --features; --method "
+                                << selection.method << " without --features is tested with its "
+                                                       "own classifier");
+            for (const char* flag : {"--C", "--ridge", "--tolerance", "--kernel", "--cache-mb"})
+                ZN_EXPECTS(!svm.given(flag), flag << " is for the SVMs of --method svm or of a "
+                                                     "selection path; --method "
+                                                  << selection.method << " does not use it");
+            ZN_EXPECTS(schedule == "auto" && precision == "float64" && !has_splits_scheme(),
+                       "--method " << selection.method
+                                   << " without --features runs k-fold splits one by one "
+                                      "(--folds only; no --splits, --schedule or --precision)");
+        }
         if (plain_svm) {
             std::string rankers;
             for (const std::string& name : ranker_names()) rankers += (rankers.empty() ? "" : "|") + name;
@@ -201,6 +229,149 @@ private:
         return evaluate_selection(backend, data, split, options, on_split);
     }
 
+    // A method with a validation protocol and no --features: the protocol.
+    bool protocol() const {
+        return selection.method != "svm" && has_validation_fitter(selection.method) &&
+               selection.feature_counts.empty();
+    }
+
+    bool has_splits_scheme() const { return splits_option_->count() > 0; }
+
+    // One --<flag>-grid per parameter that a paper grid searches, named after the parameter's
+    // registered flag (--mu -> --mu-grid).
+    void add_grid_flags() {
+        std::set<std::string> names;
+        for (const std::string& method : ranker_names())
+            if (has_validation_fitter(method))
+                for (const std::string& name : paper_grid(method).names) names.insert(name);
+        for (const std::string& name : names)
+            for (const auto& ranker : feature_rankers())
+                for (const ParameterInfo& p : ranker->info().parameters) {
+                    if (p.name != name || grid_flags_.count(name) > 0) continue;
+                    GridFlag& flag = grid_flags_[name];
+                    flag.flag = p.flag + "-grid";
+                    flag.option = app->add_option(flag.flag, flag.values,
+                                                  "cv, validation protocol: values of " +
+                                                      p.flag.substr(2) +
+                                                      " to choose from, comma-separated "
+                                                      "(default: the paper's grid)")
+                                      ->delimiter(',');
+                }
+    }
+
+    // A grid flag only with the protocol of a method whose grid has that parameter.
+    void check_grid_flags() const {
+        for (const auto& [name, flag] : grid_flags_) {
+            if (!given(flag.option)) continue;
+            ZN_EXPECTS(protocol(), flag.flag << " is for the validation protocol (cv --method "
+                                                "fsv|l2-l1-svm|l2-l0-svm without --features)");
+            const std::vector<std::string> names = paper_grid(selection.method).names;
+            ZN_EXPECTS(std::find(names.begin(), names.end(), name) != names.end(),
+                       flag.flag << " is not a parameter of --method " << selection.method);
+        }
+    }
+
+    // The paper's grid with each axis replaced by its --<flag>-grid values, or fixed by the
+    // method's own flag (e.g. --mu 5).
+    ParameterGrid grid() const {
+        const ParameterGrid paper = paper_grid(selection.method);
+        const Parameters fixed = selection.method_parameters();
+        std::vector<std::vector<double>> axes(paper.names.size());
+        for (std::size_t k = 0; k < paper.names.size(); ++k) {
+            const std::string& name = paper.names[k];
+            const auto flag = grid_flags_.find(name);
+            const auto one = fixed.find(name);
+            if (flag != grid_flags_.end() && given(flag->second.option)) {
+                ZN_EXPECTS(one == fixed.end(), flag->second.flag << " and its single value "
+                                                                    "flag cannot both be given");
+                axes[k] = flag->second.values;
+            } else if (one != fixed.end()) {
+                axes[k] = {parse_parameter_number(name, one->second)};
+            } else {
+                for (const std::vector<double>& point : paper.points)  // distinct, in order
+                    if (std::find(axes[k].begin(), axes[k].end(), point[k]) == axes[k].end())
+                        axes[k].push_back(point[k]);
+            }
+        }
+        return ParameterGrid::product(paper.names, axes);
+    }
+
+    ValidationProtocolResult evaluate_protocol(Backend& backend, const Dataset& data,
+                                               const std::vector<Fold>& split) {
+        SelectionOptions base = selection.build();
+        if (svm.given("--max-iterations")) base.max_iterations = svm.max_iterations;
+        ValidationProtocolOptions options;
+        options.grid = grid();
+        options.standardize = preprocess.standardize;
+        options.seed = common.seed;
+        // Each grid point's options are checked before any work (a bad value names its flag).
+        validate_flags(
+            [&] {
+                options.validate();
+                for (const std::vector<double>& point : options.grid.points) {
+                    SelectionOptions o = base;
+                    for (std::size_t k = 0; k < point.size(); ++k)
+                        o.set_parameter(options.grid.names[k], point[k]);
+                    o.validate(data.n_features(), true);
+                }
+            },
+            selection.flag_names());
+        progress(common, scheme(split.size()) + " of " + selection.method + ", " +
+                             std::to_string(options.grid.points.size()) +
+                             " grid points chosen on half of each training set");
+        const auto on_fold = [this](std::size_t f, std::size_t n, const ValidationFold& r) {
+            progress(common, "fold " + std::to_string(f + 1) + "/" + std::to_string(n) +
+                                 ": error " + fmt(r.error) + ", " +
+                                 std::to_string(r.selected.size()) + " features (" +
+                                 fmt(r.seconds) + " s)");
+            if (r.status != Status::Success)
+                warning("fold " + std::to_string(f + 1) + ": " + selection.method +
+                        " stopped with status " + to_string(r.status) +
+                        (r.message.empty() ? "" : ": " + r.message));
+        };
+        return evaluate_validation_protocol(backend, data, split,
+                                            validation_fitter(selection.method, base), options,
+                                            on_fold);
+    }
+
+    void report_protocol(const ValidationProtocolResult& result) {
+        if (common.json) {
+            Json j;
+            j["method"] = selection.method;
+            j["folds"] = result.folds.size();
+            j.update(to_json(result));
+            const ParameterGrid searched = grid();
+            Json axes = Json::object();
+            for (std::size_t k = 0; k < searched.names.size(); ++k) {
+                std::vector<double> axis;
+                for (const std::vector<double>& point : searched.points)
+                    if (std::find(axis.begin(), axis.end(), point[k]) == axis.end())
+                        axis.push_back(point[k]);
+                axes[searched.names[k]] = axis;
+            }
+            j["grid"] = std::move(axes);
+            j["seed"] = common.seed;
+            finish(j.dump() + "\n");
+            return;
+        }
+        std::ostringstream s;
+        s << selection.method << ", " << scheme(result.folds.size()) << " on " << data_path
+          << ", parameters chosen on a validation half\n"
+          << "  features         " << fmt(result.mean_features) << " (mean)\n"
+          << "  error            " << fmt(result.mean_error) << " +- " << fmt(result.std_error)
+          << " (standard error)\n";
+        for (std::size_t f = 0; f < result.folds.size(); ++f) {
+            const ValidationFold& r = result.folds[f];
+            s << "  fold " << f + 1 << ": error " << fmt(r.error) << ", " << r.selected.size()
+              << " features";
+            for (std::size_t k = 0; k < result.parameter_names.size(); ++k)
+                s << ", " << result.parameter_names[k] << " " << fmt(r.chosen[k]);
+            s << "\n";
+        }
+        s << "  time             " << fmt(result.seconds) << " s\n";
+        finish(s.str());
+    }
+
     void report_svm(const Dataset& data, const SvmEvaluation& result) {
         std::vector<double> errors, chosen;
         for (const SvmSplitEvaluation& r : result.splits) {
@@ -274,6 +445,12 @@ private:
         finish(s.str());
     }
 
+    struct GridFlag {
+        std::string flag;
+        std::vector<double> values;
+        CLI::Option* option = nullptr;
+    };
+    std::map<std::string, GridFlag> grid_flags_;  // by parameter name
     CLI::Option* folds_option_ = nullptr;
     CLI::Option* splits_option_ = nullptr;
     CLI::Option* train_size_option_ = nullptr;

@@ -353,6 +353,10 @@ FlagNames SelectionCliOptions::flag_names() const {
     return names;
 }
 
+Parameters SelectionCliOptions::method_parameters() const {
+    return ranker_flags_.parameters_for(find_ranker(method).info());
+}
+
 SelectionOptions SelectionCliOptions::build() const {
     SelectionOptions options;
     options.method = method;
@@ -366,7 +370,7 @@ SelectionOptions SelectionCliOptions::build() const {
     options.max_iterations = max_iterations;
     if (tolerance_option_ != nullptr && tolerance_option_->count() > 0)
         options.smo.tolerance = tolerance;
-    const Parameters parameters = ranker_flags_.parameters_for(find_ranker(method).info());
+    const Parameters parameters = method_parameters();
     validate_flags(
         [&] {
             for (const auto& [name, text] : parameters) options.set_parameter(name, text);

@@ -1,5 +1,7 @@
 #include "zeronorm/io/json.hpp"
 
+#include <algorithm>
+
 #include "zeronorm/core/status.hpp"
 
 namespace zeronorm {
@@ -140,6 +142,35 @@ Json to_json(const SparseSvmResult& result) {
     j["active_terms"] = std::move(active);
     j["training_indices"] = index_list(result.model.training_indices);
     add_outcome(j, result.iterations, result.status, result.seconds);
+    return j;
+}
+
+Json to_json(const ValidationProtocolResult& result) {
+    Json folds = Json::array();
+    for (const ValidationFold& f : result.folds) {
+        Json chosen = Json::object();
+        for (std::size_t k = 0; k < result.parameter_names.size(); ++k)
+            chosen[result.parameter_names[k]] = f.chosen[k];
+        Json o;
+        o["chosen"] = std::move(chosen);
+        o["features"] = f.selected.size();
+        o["selected"] = index_list(f.selected);
+        o["error"] = f.error;
+        if (!f.validation_errors.empty())
+            o["validation_error"] =
+                *std::min_element(f.validation_errors.begin(), f.validation_errors.end());
+        add_outcome(o, f.iterations, f.status, f.seconds);
+        if (!f.message.empty()) o["message"] = f.message;
+        folds.push_back(std::move(o));
+    }
+    Json j;
+    j["parameters"] = result.parameter_names;
+    j["results"] = Json::array({{{"mean_features", result.mean_features},
+                                 {"mean_error", result.mean_error},
+                                 {"std_error", result.std_error},
+                                 {"folds", std::move(folds)}}});
+    add_evaluation_outcome(j, result.status, result.seconds, false);
+    j.erase("schedule");
     return j;
 }
 

@@ -51,7 +51,7 @@ double parse_parameter_number(const std::string& name, const std::string& text) 
     return value;
 }
 
-void SelectionOptions::set_parameter(const std::string& name, const std::string& text) {
+double* SelectionOptions::real_parameter(const std::string& name) {
     // The fields rankers list as parameters, by ParameterInfo::name.
     const std::pair<const char*, double*> reals[] = {
         {"C", &C},           {"ridge", &ridge},          {"rfe_fraction", &rfe_fraction},
@@ -63,23 +63,20 @@ void SelectionOptions::set_parameter(const std::string& name, const std::string&
         {"fs_svmcp.C", &fs_svmcp.C},       {"fs_svmcp.svm_tolerance", &fs_svmcp.svm_tolerance},
         {"kta.lambda", &kta.lambda}, {"kta.width", &kta.width}, {"kta.rho", &kta.rho},
         {"kta.alpha", &kta.alpha}, {"kta.tolerance", &kta.tolerance}};
-    for (const auto& [field, value] : reals)
-        if (name == field) {
-            *value = parse_parameter_number(name, text);
-            return;
-        }
+    for (const auto& [field, target] : reals)
+        if (name == field) return target;
+    return nullptr;
+}
+
+void SelectionOptions::set_parameter(const std::string& name, const std::string& text) {
+    if (double* field = real_parameter(name)) {
+        *field = parse_parameter_number(name, text);
+        return;
+    }
     if (name == "kta.kernel") {
         ZN_EXPECTS(text == "gaussian" || text == "chi2",
                    name << " must be gaussian or chi2, got '" << text << "'");
         kta.kernel = text == "chi2" ? AlignmentKernel::ChiSquare : AlignmentKernel::Gaussian;
-        return;
-    }
-    if (name == "max_iterations" || name == "fs_svmcp.folds") {
-        const double value = parse_parameter_number(name, text);
-        ZN_EXPECTS(value == std::floor(value) && std::fabs(value) < 9e18,
-                   name << " must be a whole number, got '" << text << "'");
-        if (name == "max_iterations") max_iterations = static_cast<std::int64_t>(value);
-        else fs_svmcp.folds = int(std::clamp(value, -1e9, 1e9));
         return;
     }
     if (name == "fs_svmcp.surrogate") {
@@ -94,7 +91,23 @@ void SelectionOptions::set_parameter(const std::string& name, const std::string&
         fs_svmcp.loss = text == "l1" ? LinearLoss::Hinge : LinearLoss::SquaredHinge;
         return;
     }
-    throw InvalidArgument("no selection parameter is named '" + name + "'");
+    ZN_EXPECTS(name == "max_iterations" || name == "fs_svmcp.folds",
+               "no selection parameter is named '" << name << "'");
+    const double value = parse_parameter_number(name, text);
+    ZN_EXPECTS(value == std::floor(value) && std::fabs(value) < 9e18,
+               name << " must be a whole number, got '" << text << "'");
+    if (name == "max_iterations") max_iterations = static_cast<std::int64_t>(value);
+    else fs_svmcp.folds = int(std::clamp(value, -1e9, 1e9));
+}
+
+void SelectionOptions::set_parameter(const std::string& name, double value) {
+    if (double* field = real_parameter(name)) {
+        *field = value;
+        return;
+    }
+    std::ostringstream text;
+    text << value;
+    set_parameter(name, text.str());
 }
 
 void SelectionOptions::validate(Index n_features, bool counts_optional) const {

@@ -325,6 +325,31 @@ py select_fsv 'len(d["trace"]) == d["iterations"] and all(k in d["trace"][0] for
 run select_l2l0 select "$DATA/sonar/sonar.csv" --method l2-l0-svm --mu 50 --nu 0.5 --features 3,50 --standardize --json --quiet
 expect_rc select_l2l0 0
 py select_l2l0 '[s["features"] for s in d["subsets"]][1] == 3 and d["subsets"][0]["features"] <= 50'
+# cv of a method that finds its own support: the validation-set protocol (a small grid here).
+run cv_protocol cv "$DATA/sonar/sonar.csv" --method l2-l1-svm --folds 3 --standardize --seed 2 --mu-grid 1,20 --nu-grid 0.1,1 --json --quiet
+expect_rc cv_protocol 0
+py cv_protocol 'd["method"] == "l2-l1-svm" and d["parameters"] == ["dc.nu", "dc.mu"] and len(d["results"]) == 1'
+py cv_protocol 'all(k in d["results"][0] for k in ["mean_features", "mean_error", "std_error"]) and len(d["results"][0]["folds"]) == 3'
+py cv_protocol 'all(f["chosen"]["dc.mu"] in (1, 20) and f["features"] == len(f["selected"]) for f in d["results"][0]["folds"])'
+run cv_protocol_fixed cv "$DATA/sonar/sonar.csv" --method fsv --folds 3 --standardize --lambda-grid 0.1,0.5 --json --quiet
+expect_rc cv_protocol_fixed 0
+py cv_protocol_fixed 'd["grid"] == {"dc.lambda": [0.1, 0.5]} and all(f["chosen"]["dc.lambda"] in (0.1, 0.5) for f in d["results"][0]["folds"])'
+run cv_protocol_mu cv "$DATA/sonar/sonar.csv" --method l2-l1-svm --folds 3 --mu 5 --nu-grid 0.5 --json --quiet
+py cv_protocol_mu 'd["grid"] == {"dc.nu": [0.5], "dc.mu": [5]}'
+run cv_protocol_rlp cv "$DATA/sonar/sonar.csv" --method rlp --folds 3 --standardize --json --quiet
+py cv_protocol_rlp 'd["parameters"] == [] and d["results"][0]["folds"][0]["chosen"] == {}'
+run cv_protocol_badgrid cv "$DATA/sonar/sonar.csv" --method fsv --folds 3 --mu-grid 1,2
+expect_rc cv_protocol_badgrid 1
+expect_grep cv_protocol_badgrid err '--mu-grid is not a parameter of --method fsv'
+run cv_protocol_badvalue cv "$DATA/sonar/sonar.csv" --method fsv --folds 3 --lambda-grid 0.5,1
+expect_rc cv_protocol_badvalue 1
+expect_grep cv_protocol_badvalue err 'lambda must be in \[0, 1\)'
+run cv_protocol_path cv "$DATA/sonar/sonar.csv" --method l2-arom --features 5 --folds 3 --nu-grid 1
+expect_rc cv_protocol_path 1
+expect_grep cv_protocol_path err '--nu-grid is for the validation protocol'
+run cv_protocol_final cv "$DATA/sonar/sonar.csv" --method rlp --folds 3 --final-C 5
+expect_rc cv_protocol_final 1
+
 run select_fsv_bad select "$DATA/sonar/sonar.csv" --method fsv --lambda 1
 expect_rc select_fsv_bad 1
 expect_grep select_fsv_bad err 'lambda must be in \[0, 1\)'

@@ -21,23 +21,8 @@ namespace {
 
 using testing::random_matrix;
 using testing::random_two_class;
+using testing::sparse_problem;
 using testing::test_seed;
-
-// A problem where few features matter: labels from the sign of features 0..2 plus noise.
-Dataset sparse_problem(Index n, Index d, std::mt19937_64& rng) {
-    std::normal_distribution<double> g(0.0, 1.0);
-    Dataset data;
-    data.X = Matrix(n, d);
-    data.y = Vector(n);
-    for (Index i = 0; i < n; ++i) {
-        for (Index j = 0; j < d; ++j) data.X(i, j) = g(rng);
-        const double score = data.X(i, 0) + 0.8 * data.X(i, 1) - 0.6 * data.X(i, 2) + 0.3 * g(rng);
-        data.y[i] = score >= 0 ? 1.0 : -1.0;
-    }
-    data.y[0] = 1.0;  // both classes present
-    data.y[1] = -1.0;
-    return data;
-}
 
 // Up to the inner solvers' accuracy (LP tolerances 1e-7, dual gap 1e-8).
 void expect_non_increasing(const DcResult& r, double slack) {
@@ -346,6 +331,169 @@ TEST(DcRankers, ThreeClassesAreOneVsRest) {
     EXPECT_EQ(r.iterations, iterations);
     ASSERT_EQ(r.subsets.size(), 1u);
     EXPECT_EQ(r.subsets[0].selected, ranked_support(expected, dc.support_threshold));
+}
+
+// ---- grids: one result per parameter value, each what the single call gives -----------------
+
+// Same status and w (and, with same_support, the same selected features: the l2-l1 solves
+// from different starts may leave a coefficient at the soft threshold at 1e-9 in one and 0 in
+// the other).
+void expect_same_fit(const DcResult& grid, const DcResult& single, double tol,
+                     bool same_support = true) {
+    EXPECT_EQ(grid.status, single.status);
+    if (same_support) {
+        EXPECT_EQ(grid.selected, single.selected);
+    }
+    EXPECT_LE((grid.w - single.w).lpNorm<Eigen::Infinity>(), tol * (1.0 + single.w.norm()));
+    EXPECT_NEAR(grid.objective, single.objective, tol * (1.0 + std::abs(single.objective)));
+}
+
+TEST(DcGrid, L2L1GridEqualsSingleFits) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = sparse_problem(40, 12, rng);
+    const std::vector<double> mu = {1.0, 1.0, 20.0, 20.0, 400.0}, nu = {0.1, 2.0, 0.1, 2.0, 0.5};
+    const std::vector<DcResult> grid = train_l2_l1_svm_grid(data.X, data.y, mu, nu);
+    ASSERT_EQ(grid.size(), mu.size());
+    for (std::size_t p = 0; p < mu.size(); ++p) {
+        DcOptions o;
+        o.mu = mu[p];
+        o.nu = nu[p];
+        const DcResult single = train_l2_l1_svm(data.X, data.y, o);
+        ASSERT_TRUE(grid[p].converged()) << p << ": " << grid[p].message;
+        // Both reach the relative duality gap 1e-8 from different starts: w agrees to ~sqrt.
+        expect_same_fit(grid[p], single, 1e-3, false);
+        const double C = mu[p] / double(data.X.rows());
+        EXPECT_LE(l2_l1_primal(data.X, data.y, C, Vector::Constant(12, nu[p]), grid[p].w,
+                               grid[p].b),
+                  l2_l1_primal(data.X, data.y, C, Vector::Constant(12, nu[p]), single.w,
+                               single.b) *
+                      (1.0 + 2e-8));
+    }
+}
+
+TEST(DcGrid, L2L0GridEqualsSingleFits) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = sparse_problem(40, 12, rng);
+    const std::vector<double> mu = {5.0, 50.0, 50.0}, nu = {1.0, 0.2, 3.0};
+    const std::vector<DcResult> grid = train_l2_l0_svm_grid(data.X, data.y, mu, nu);
+    for (std::size_t p = 0; p < mu.size(); ++p) {
+        DcOptions o;
+        o.mu = mu[p];
+        o.nu = nu[p];
+        const DcResult single = train_l2_l0_svm(data.X, data.y, o);
+        EXPECT_EQ(grid[p].iterations, single.iterations) << p;
+        expect_same_fit(grid[p], single, 1e-6);
+        expect_non_increasing(grid[p], 1e-6);
+    }
+}
+
+TEST(DcGrid, FsvGridEqualsSingleFits) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = sparse_problem(40, 10, rng);
+    const std::vector<double> lambdas = {0.05, 0.5, 0.9};
+    const std::vector<DcResult> grid = train_fsv_grid(data.X, data.y, lambdas);
+    for (std::size_t p = 0; p < lambdas.size(); ++p) {
+        DcOptions o;
+        o.lambda = lambdas[p];
+        const DcResult single = train_fsv(data.X, data.y, o);
+        EXPECT_EQ(grid[p].iterations, single.iterations) << p;
+        expect_same_fit(grid[p], single, 1e-12);
+    }
+}
+
+TEST(DcGrid, BadGridValuesNameTheirField) {
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = sparse_problem(20, 4, rng);
+    EXPECT_THROW(train_l2_l1_svm_grid(data.X, data.y, {1.0, 2.0}, {1.0}), DimensionMismatch);
+    try {
+        train_l2_l0_svm_grid(data.X, data.y, {1.0}, {-1.0});
+        FAIL();
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("nu must be finite and >= 0"), std::string::npos);
+    }
+    EXPECT_THROW(train_fsv_grid(data.X, data.y, {0.5, 1.0}), InvalidArgument);
+}
+
+// ---- quadratic FSV ------------------------------------------------------------------------------
+
+TEST(QuadraticFsv, FeatureMapHasTheMonomials) {
+    Matrix X(1, 3);
+    X << 2, 3, 5;
+    const Matrix Phi = quadratic_features(X);
+    ASSERT_EQ(Phi.cols(), 9);  // d(d+3)/2
+    const std::vector<double> expected = {2, 3, 5, 4, 6, 10, 9, 15, 25};
+    for (Index c = 0; c < 9; ++c) EXPECT_EQ(Phi(0, c), expected[std::size_t(c)]) << c;
+}
+
+// A problem only the product x0 x1 explains: quadratic FSV keeps features 0 and 1 and fits it,
+// and v_j bounds every monomial containing j.
+TEST(QuadraticFsv, SelectsTheFeaturesOfAProductAndBoundsTheirMonomials) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    Dataset data;
+    data.X = random_matrix(60, 5, rng);
+    data.y = Vector(60);
+    for (Index i = 0; i < 60; ++i) data.y[i] = data.X(i, 0) * data.X(i, 1) >= 0 ? 1.0 : -1.0;
+    DcOptions o;
+    o.lambda = 0.05;
+    const DcResult r = train_quadratic_fsv(data.X, data.y, o);
+    ASSERT_TRUE(r.converged()) << r.message;
+    ASSERT_EQ(r.w.size(), 20);
+    ASSERT_EQ(r.feature_bounds.size(), 5);
+    // Features 0 and 1 are kept; every monomial containing a dropped feature has weight zero,
+    // and v_j is the largest |w_i| over the monomials containing j.
+    const auto kept = [&](Index j) {
+        return std::find(r.selected.begin(), r.selected.end(), j) != r.selected.end();
+    };
+    EXPECT_TRUE(kept(0) && kept(1));
+    Index c = 5;
+    for (Index j = 0; j < 5; ++j) {
+        double bound = std::abs(r.w[j]);
+        for (Index k = j; k < 5; ++k, ++c) {
+            if (!kept(j) || !kept(k)) {
+                EXPECT_LE(std::abs(r.w[c]), 1e-7) << j << " " << k;
+            }
+        }
+        Index c2 = 5;
+        for (Index a = 0; a < 5; ++a)
+            for (Index b2 = a; b2 < 5; ++b2, ++c2)
+                if (a == j || b2 == j) bound = std::max(bound, std::abs(r.w[c2]));
+        EXPECT_DOUBLE_EQ(r.feature_bounds[j], bound);
+    }
+    const Vector f = (quadratic_features(data.X) * r.w).array() + r.b;
+    Index wrong = 0;
+    for (Index i = 0; i < 60; ++i) wrong += (f[i] >= 0 ? 1.0 : -1.0) != data.y[i] ? 1 : 0;
+    EXPECT_LE(wrong, 6);
+}
+
+TEST(QuadraticFsv, TooManyMonomialsAreRefusedWithTheSize) {
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = sparse_problem(20, 40, rng);
+    DcOptions o;
+    o.quadratic_max_monomials = 500;
+    try {
+        train_quadratic_fsv(data.X, data.y, o);
+        FAIL();
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("40 features give 860 quadratic monomials"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(QuadraticFsv, IsARegisteredRanker) {
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = sparse_problem(40, 4, rng);
+    SelectionOptions o;
+    o.method = "quadratic-fsv";
+    o.set_parameter("dc.lambda", 0.1);
+    const auto backend = make_backend(BackendKind::Cpu);
+    const SelectionResult r = select_features(*backend, data, o);
+    ASSERT_EQ(r.scores.size(), 4);
+    EXPECT_GE(r.subsets.front().selected.size(), 1u);
 }
 
 }  // namespace

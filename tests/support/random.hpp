@@ -40,6 +40,23 @@ inline Dataset random_two_class(Index n, Index d, std::mt19937_64& rng, double s
     return data;
 }
 
+// A problem where few features matter: labels from the sign of features 0..2 plus noise
+// (the DC methods of Neumann, Schnoerr & Steidl 2005 should keep about those three).
+inline Dataset sparse_problem(Index n, Index d, std::mt19937_64& rng) {
+    std::normal_distribution<double> g(0.0, 1.0);
+    Dataset data;
+    data.X = Matrix(n, d);
+    data.y = Vector(n);
+    for (Index i = 0; i < n; ++i) {
+        for (Index j = 0; j < d; ++j) data.X(i, j) = g(rng);
+        const double score = data.X(i, 0) + 0.8 * data.X(i, 1) - 0.6 * data.X(i, 2) + 0.3 * g(rng);
+        data.y[i] = score >= 0 ? 1.0 : -1.0;
+    }
+    data.y[0] = 1.0;  // both classes present
+    data.y[1] = -1.0;
+    return data;
+}
+
 // P problems drawn by random_two_class side by side: X (n x d P, problem p in columns
 // p d .. p d + d - 1) and their labels Y (n x P), the layout of the batched primitives.
 struct TwoClassBatch {

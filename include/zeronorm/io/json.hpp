@@ -11,6 +11,7 @@
 
 #include "zeronorm/evaluation/evaluation.hpp"
 #include "zeronorm/evaluation/model_selection.hpp"
+#include "zeronorm/evaluation/validation_protocol.hpp"
 #include "zeronorm/methods/selection.hpp"
 #include "zeronorm/methods/sparse_svm.hpp"
 #include "zeronorm/solvers/svm.hpp"
@@ -30,6 +31,10 @@ Json to_json(const SelectionResult& result, const std::vector<std::string>& feat
 Json to_json(const SelectionEvaluation& result);
 // `mean_error`, `std_error`, `fold_errors`, `chosen_C`, the schedule and `batch_seconds`.
 Json to_json(const SvmEvaluation& result);
+// `parameters` (the grid's names) and `results`: one entry with `mean_features`, `mean_error`,
+// `std_error` and `folds` (per fold: `chosen` parameters by name, `features`, `selected`, test
+// `error`, the lowest `validation_error`, iterations, status, seconds).
+Json to_json(const ValidationProtocolResult& result);
 // `n_support`, `objective`, `kkt_gap`, `bias` of the trained SVM.
 Json to_json(const SvmTrainResult& result);
 // `n_support` (= `n_expansion_terms`, distinct expansion points), `n_support_points` (training

@@ -59,6 +59,10 @@ struct DcOptions {
     double gap_tolerance = 1e-8;
     std::int64_t max_inner_iterations = 200000;  // accelerated gradient steps per solve
     LpOptions lp = LpOptions::with_method(LpMethod::Dual);
+    // Quadratic FSV refuses data whose d(d+3)/2 monomials exceed this (its LP has that many
+    // free columns plus n + 1 + d, and n + 2d(d+1) rows: 5000 monomials is d = 98, an LP CLP
+    // solves in seconds to minutes; musk's d = 166, which the paper skips, gives 14027).
+    Index quadratic_max_monomials = 5000;
 
     // InvalidArgument naming the field (lambda, mu, nu, alpha, ...).
     void validate() const;
@@ -81,6 +85,10 @@ struct DcResult {
     double b = 0.0;
     double objective = 0.0;      // of the problem solved (eq. (6), (7) or (8)) at (w, b)
     IndexVector selected;        // |w_j| > support_threshold, by decreasing |w_j|
+    // Quadratic FSV: w holds the weights of the quadratic monomials (quadratic_features' column
+    // order) and feature_bounds the d values v_j = max |w_i| over the monomials containing
+    // feature j, by which `selected` is ranked. Empty for the linear methods.
+    Vector feature_bounds;
     std::vector<DcIteration> trace;
     std::int64_t iterations = 0;        // DCA steps (1 for the convex l2-l1-SVM)
     std::int64_t inner_iterations = 0;  // simplex pivots or dual gradient steps, summed
@@ -94,6 +102,44 @@ struct DcResult {
 DcResult train_fsv(const Matrix& X, const Vector& y, const DcOptions& options = {});
 DcResult train_l2_l1_svm(const Matrix& X, const Vector& y, const DcOptions& options = {});
 DcResult train_l2_l0_svm(const Matrix& X, const Vector& y, const DcOptions& options = {});
+
+// ---- grids: one problem per parameter value on one data set, solved together -----------------
+// (the validation protocol of sec. 5.2.2 fits a whole grid per training set). Each result is
+// what the single-problem call above gives for that value; its `seconds` is the whole grid's.
+//
+// FSV at every lambda of `lambdas` (options.lambda is not used): the DCAs advance together, one
+// vertex LP per problem and step.
+std::vector<DcResult> train_fsv_grid(const Matrix& X, const Vector& y,
+                                     const std::vector<double>& lambdas,
+                                     const DcOptions& options = {});
+// The l2-l1-SVM at every pair (mu[p], nu[p]) (options.mu, options.nu are not used), by
+// solve_l2_l1_svm_batch in stages of equal mu, increasing: each stage is one batch, started from
+// the previous stage's duals at the nearest nu (feasible, as the box 0 <= beta <= mu/n grows).
+std::vector<DcResult> train_l2_l1_svm_grid(const Matrix& X, const Vector& y,
+                                           const std::vector<double>& mu,
+                                           const std::vector<double>& nu,
+                                           const DcOptions& options = {});
+// The l2-l0-SVM at every pair: the DCAs advance together, each step one batched dual solve of
+// the problems still running, each warm-started from its own previous step.
+std::vector<DcResult> train_l2_l0_svm_grid(const Matrix& X, const Vector& y,
+                                           const std::vector<double>& mu,
+                                           const std::vector<double>& nu,
+                                           const DcOptions& options = {});
+
+// ---- quadratic FSV (eq. (9), sec. 4.2.3) ----------------------------------------------------
+// FSV on the explicit quadratic map phi(x) = (x_j; x_j x_k for j <= k), d' = d(d+3)/2, with one
+// v_j per original feature bounding every monomial that contains feature j:
+//   min (1 - lambda) mean_i (1 - y_i (w.phi(x_i) + b))_+ + lambda sum_j (1 - e^{-alpha v_j})
+//   s.t. -v_j <= w_i <= v_j for every monomial i containing feature j
+// (the paper's condition phi_i(e_j) != 0 read as "x_j occurs in monomial i": taken literally it
+// would leave the cross terms unbounded). The DCA (v^0 = e) solves one LP per step through
+// solve_lp, stopping as FSV does. `selected` holds the original features with v_j > 1e-8.
+// Throws InvalidArgument when d(d+3)/2 > options.quadratic_max_monomials, naming the sizes.
+Matrix quadratic_features(const Matrix& X);  // n x d(d+3)/2: x_j, then x_j x_k for j <= k
+DcResult train_quadratic_fsv(const Matrix& X, const Vector& y, const DcOptions& options = {});
+std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
+                                               const std::vector<double>& lambdas,
+                                               const DcOptions& options = {});
 
 // ---- the l2-l1 dual, for P problems on one data set at once --------------------------------
 //

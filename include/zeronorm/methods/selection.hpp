@@ -36,6 +36,7 @@ struct SelectionMethod {
     // Rinaldi & Sciandrone 2010 (fs_svmcp.hpp): the support of the last SVM, ranked by |w_j|.
     static constexpr const char* FsSvmcp = "fs-svmcp";
     static constexpr const char* Kta = "kta";            // eq. (12), kernel-target alignment (kta.hpp)
+    static constexpr const char* QuadraticFsv = "quadratic-fsv";  // eq. (9), v per feature
 };
 enum class MulticlassScheme { OneVsRest, WestonWatkins };
 
@@ -112,6 +113,13 @@ struct SelectionOptions {
     // "dc.mu", "max_iterations", ...) from its text; InvalidArgument naming the parameter for
     // an unknown name or text that is not a number.
     void set_parameter(const std::string& name, const std::string& text);
+    // The same with the value as a number (a grid point of the validation protocol).
+    void set_parameter(const std::string& name, double value);
+
+private:
+    double* real_parameter(const std::string& name);  // the field a real parameter names
+
+public:
 };
 
 // `text` as a number (the whole text), or InvalidArgument "<name> must be a number, got ...".

@@ -88,6 +88,20 @@ ParameterInfo mu_parameter() {
     return real_parameter("dc.mu", "--mu", "100", "weight mu of the mean hinge loss", "(0, inf)");
 }
 
+std::vector<ParameterInfo> fsv_parameters() {
+    return {real_parameter("dc.lambda", "--lambda", "0.5", "weight lambda of the feature penalty",
+                           "[0, 1)"),
+            alpha_parameter(), dca_tolerance_parameter(), dca_cap_parameter()};
+}
+
+// Quadratic FSV ranks the original features by v_j (its w is over the monomials).
+DcResult train_quadratic_fsv_by_feature(const Matrix& X, const Vector& y,
+                                        const DcOptions& options) {
+    DcResult r = train_quadratic_fsv(X, y, options);
+    r.w = r.feature_bounds;
+    return r;
+}
+
 }  // namespace
 
 std::unique_ptr<FeatureRanker> make_fsv_ranker() {
@@ -95,9 +109,7 @@ std::unique_ptr<FeatureRanker> make_fsv_ranker() {
         {SelectionMethod::Fsv,
          "FSV: mean hinge + lambda sum(1 - exp(-alpha |w_j|)) by successive vertex LPs (DCA)",
          "Bradley & Mangasarian 1998; Neumann, Schnoerr & Steidl 2005, eq. (6), sec. 4.2.1",
-         {real_parameter("dc.lambda", "--lambda", "0.5", "weight lambda of the feature penalty",
-                         "[0, 1)"),
-          alpha_parameter(), dca_tolerance_parameter(), dca_cap_parameter()}},
+         fsv_parameters()},
         dc_run(train_fsv), false, /*chooses_own_count=*/true);
 }
 
@@ -120,6 +132,15 @@ std::unique_ptr<FeatureRanker> make_l2_l0_svm_ranker() {
           real_parameter("dc.nu", "--nu", "1", "weight nu of the concave penalty", "[0, inf)"),
           alpha_parameter(), dca_tolerance_parameter(), dca_cap_parameter()}},
         dc_run(train_l2_l0_svm), false, true);
+}
+
+std::unique_ptr<FeatureRanker> make_quadratic_fsv_ranker() {
+    return detail::make_ranker(
+        {SelectionMethod::QuadraticFsv,
+         "quadratic FSV: FSV on the quadratic monomials, one v_j per original feature bounding "
+         "every monomial containing it (vertex LPs, DCA)",
+         "Neumann, Schnoerr & Steidl 2005, eq. (9), sec. 4.2.3", fsv_parameters()},
+        dc_run(train_quadratic_fsv_by_feature), false, true);
 }
 
 std::unique_ptr<FeatureRanker> make_rlp_ranker() {
