@@ -415,17 +415,16 @@ Parameters MethodFlags::parameters_for(const MethodInfo& method) const {
     Parameters out;
     for (const auto& flag : flags_) {
         if (!given(flag->option)) continue;
-        const bool taken = std::find(flag->methods.begin(), flag->methods.end(), method.name) !=
-                           flag->methods.end();
-        if (!taken) {
+        const auto at = std::find(flag->methods.begin(), flag->methods.end(), method.name);
+        if (at == flag->methods.end()) {
             std::string owners;  // "a or b"
             for (const std::string& m : flag->methods) owners += (owners.empty() ? "" : " or ") + m;
             throw InvalidArgument(flag->info.flag + " is for --method " + owners + ", not " +
                                   method.name);
         }
         // Methods may share a flag under different parameter names (--lambda): this method's.
-        const auto at = std::find(flag->methods.begin(), flag->methods.end(), method.name);
-        out[flag->names[std::size_t(at - flag->methods.begin())]] = flag->info.type == ParameterInfo::Type::Flag ? (flag->on ? "true" : "false")
+        const std::string& name = flag->names[std::size_t(at - flag->methods.begin())];
+        out[name] = flag->info.type == ParameterInfo::Type::Flag ? (flag->on ? "true" : "false")
                                                                  : flag->text;
     }
     return out;
