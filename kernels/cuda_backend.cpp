@@ -5,10 +5,12 @@
 #include <climits>
 #include <iomanip>
 #include <sstream>
+#include <utility>
 
 #include "core/cuda_module.hpp"
 #include "core/op_shapes.hpp"
 #include "cuda_context.hpp"
+#include "zeronorm/core/cuda_compatibility.hpp"
 #include "zeronorm/core/ops/alignment_ops.hpp"
 #include "zeronorm/core/ops/arom_ops.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
@@ -68,6 +70,31 @@ CudaBackend::CudaBackend(int device) : device_(device) {
     ZN_CUDA_TRY(cudaGetDeviceProperties(&prop, device_));
     name_ = prop.name;
     total_memory_ = prop.totalGlobalMem;
+    int shared = 0;
+    int optin = 0;
+    ZN_CUDA_TRY(cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlock, device_));
+    ZN_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
+    limits_.shared_per_block = static_cast<std::size_t>(shared);
+    limits_.shared_per_block_optin = static_cast<std::size_t>(optin);
+    limits_.max_threads_per_block = prop.maxThreadsPerBlock;
+    const std::string unsupported = launch_rules::unsupported_limits(limits_);
+    if (!unsupported.empty())
+        throw CudaError("CUDA device " + std::to_string(device_) + " (" + name_ + "): " + unsupported);
+    // The rule in cuda_incompatibility knows the architectures by number; loading a kernel is
+    // the last word (special CMake values, hand-made flags).
+    const cudaError_t image = probe_kernel_image();
+    if (image != cudaSuccess) {
+        (void)cudaGetLastError();
+        throw CudaError("CUDA device " + std::to_string(device_) + " (" + name_ + ", sm_" +
+                        std::to_string(prop.major) + std::to_string(prop.minor) +
+                        ") cannot load this build's kernels (" + cudaGetErrorName(image) +
+                        "); the build carries " +
+                        describe_cuda_architectures(parse_cuda_architectures(
+                            cuda_architectures_built())) +
+                        " (CMAKE_CUDA_ARCHITECTURES=" + cuda_architectures_built() +
+                        "): rebuild with -DCMAKE_CUDA_ARCHITECTURES=" +
+                        std::to_string(prop.major) + std::to_string(prop.minor));
+    }
     try {
         ZN_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         ZN_CUBLAS_TRY(cublasCreate(&blas_));
@@ -193,11 +220,25 @@ Matrix CudaBackend::download(const DeviceMatrix& m) {
 
 namespace {
 
+// The driver's and the toolkit's CUDA versions (0 where the driver cannot say).
+std::pair<int, int> cuda_versions() {
+    int driver = 0;
+    int runtime = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+    if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = CUDART_VERSION;
+    (void)cudaGetLastError();
+    return {driver, runtime};
+}
+
 std::unique_ptr<Backend> make_backend_on(int device) {
+    const auto [driver, runtime] = cuda_versions();
     int count = 0;
     const cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
+        const std::string old_driver =
+            driver > 0 ? cuda_driver_incompatibility(driver, runtime) : std::string();
+        if (!old_driver.empty()) throw CudaError("make_cuda_backend: " + old_driver);
         throw CudaError(std::string("make_cuda_backend: no usable CUDA device (") +
                         cudaGetErrorName(err) + ": " + cudaGetErrorString(err) + ")");
     }
@@ -205,6 +246,18 @@ std::unique_ptr<Backend> make_backend_on(int device) {
         throw CudaError("make_cuda_backend: CUDA device " + std::to_string(device) +
                         " does not exist (" + std::to_string(count) + " present)");
     }
+    cudaDeviceProp prop{};
+    ZN_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
+    CudaDeviceDescription description;
+    description.index = device;
+    description.name = prop.name;
+    description.major = prop.major;
+    description.minor = prop.minor;
+    description.driver_version = driver;
+    description.runtime_version = runtime;
+    const std::string incompatible = cuda_incompatibility(
+        description, parse_cuda_architectures(cuda_architectures_built()));
+    if (!incompatible.empty()) throw CudaError("make_cuda_backend: " + incompatible);
     return std::make_unique<cuda_detail::CudaBackend>(device);
 }
 

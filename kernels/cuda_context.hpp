@@ -144,6 +144,8 @@ public:
 
     // ---- for the operation sets ------------------------------------------------------------
     int device() const { return device_; }
+    // The device's limits the launch-size rules read (launch_rules.hpp).
+    const launch_rules::DeviceLimits& limits() const { return limits_; }
     cudaStream_t stream() const { return stream_; }
     cublasHandle_t blas() const { return blas_; }
     // rows x cols of device memory, NaN-filled when `poison` (0xFF bytes are a NaN double).
@@ -175,6 +177,7 @@ private:
 
     int device_;
     std::string name_;
+    launch_rules::DeviceLimits limits_;
     std::size_t total_memory_ = 0;
     cudaStream_t stream_ = nullptr;
     cublasHandle_t blas_ = nullptr;

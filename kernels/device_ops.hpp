@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "core/host_device.hpp"
+#include "core/launch_rules.hpp"
 
 namespace zeronorm::cuda_detail {
 
@@ -132,10 +133,9 @@ struct NewtonDeviceBatch {
 // singular or indefinite Q_FF), where the host's pivoted LDLT decides.
 enum NewtonDeviceStatus : int { kNewtonOpen = 0, kNewtonFinished = 1, kNewtonToHost = 2 };
 
-// Shared memory the kernel needs for problems of size n, and whether that fits a block of
-// `device` (else the caller runs the host reference).
-std::size_t newton_shared_bytes(int n);
-bool newton_fits(int n, int device);
+// Whether a problem of size n fits the shared memory a block may opt in to on a device with
+// `limits` (else the caller runs the host reference).
+bool newton_fits(int n, const launch_rules::DeviceLimits& limits);
 // One block per problem, one launch.
 void newton_finish_batch(const NewtonDeviceBatch& batch, cudaStream_t stream);
 
@@ -221,14 +221,13 @@ struct SmoDeviceBatch {
     i64 max_iterations = 0;
 };
 
-// One block per problem, one launch; outcomes (device memory) has one entry per problem.
-void smo_solve_batch(const SmoDeviceBatch& batch, SmoDeviceOutcome* outcomes, cudaStream_t stream);
+// One block per problem, one launch (the kernel chosen by launch_rules::smo_kernel_for for the
+// device's `limits`); outcomes (device memory) has one entry per problem.
+void smo_solve_batch(const SmoDeviceBatch& batch, SmoDeviceOutcome* outcomes,
+                     const launch_rules::DeviceLimits& limits, cudaStream_t stream);
 
-// Threads of the SMO block: one problem on the whole block (large n), and the smaller block of
-// the batched solver (one problem per block, n up to a few hundred).
-constexpr int kSmoThreads = 1024;
-constexpr int kSmoBatchThreads = 128;
-// Shared memory the one-warp batched kernel may stage a problem in (the default per-block limit).
-constexpr std::size_t kSmoWarpSharedBytes = 48 * 1024;
+// Zero when the module holds a kernel image the current device can load, else the runtime's
+// error (cudaErrorNoKernelImageForDevice, ...).
+cudaError_t probe_kernel_image();
 
 }  // namespace zeronorm::cuda_detail

@@ -261,4 +261,9 @@ void check_positive_diagonal(const double* L, i64 n, int* flag, cudaStream_t str
     ZN_CUDA_CHECK_LAUNCH("check_positive_diagonal_kernel");
 }
 
+cudaError_t probe_kernel_image() {
+    cudaFuncAttributes attributes{};
+    return cudaFuncGetAttributes(&attributes, gather_columns_kernel);
+}
+
 }  // namespace zeronorm::cuda_detail

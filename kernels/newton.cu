@@ -22,7 +22,7 @@
 namespace zeronorm::cuda_detail {
 namespace {
 
-constexpr int kThreads = 128;
+constexpr int kThreads = launch_rules::newton_threads;
 enum : int { kLower = 0, kFree = 1, kUpper = 2 };
 
 using Reduce = cub::BlockReduce<double, kThreads>;
@@ -224,22 +224,15 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
 
 }  // namespace
 
-std::size_t newton_shared_bytes(int n) {
-    const auto m = static_cast<std::size_t>(n);
-    return (m * m + 3 * m) * sizeof(double) + m * sizeof(int);
-}
-
-bool newton_fits(int n, int device) {
-    int optin = 0;
-    ZN_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+bool newton_fits(int n, const launch_rules::DeviceLimits& limits) {
     cudaFuncAttributes attributes{};
     ZN_CUDA_TRY(cudaFuncGetAttributes(&attributes, newton_finish_kernel));
-    return newton_shared_bytes(n) + attributes.sharedSizeBytes <= static_cast<std::size_t>(optin);
+    return launch_rules::newton_fits(n, attributes.sharedSizeBytes, limits);
 }
 
 void newton_finish_batch(const NewtonDeviceBatch& batch, cudaStream_t stream) {
     if (batch.problems == 0) return;
-    const std::size_t bytes = newton_shared_bytes(batch.n);
+    const std::size_t bytes = launch_rules::newton_bytes(batch.n);
     ZN_CUDA_TRY(cudaFuncSetAttribute(newton_finish_kernel,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(bytes)));

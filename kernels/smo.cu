@@ -3,8 +3,8 @@
 // block-wide reductions, the two-variable update by thread 0, the gradient update spread over
 // the block); beta and G live in global memory, thread t owns G[t], G[t + blockDim], ... and
 // only the outcome scalars are written at the end. No shrinking. A lone large problem gets a
-// block of kSmoThreads, several share the launch with kSmoBatchThreads each, and small ones run
-// on one warp each with their data staged in shared memory.
+// block of smo_lone_threads, several share the launch with smo_batch_threads each, and small
+// ones run on one warp each with their data staged in shared memory (launch_rules.hpp).
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
 #include "smo_device.cuh"
@@ -12,8 +12,10 @@
 namespace zeronorm::cuda_detail {
 namespace {
 
-static_assert(kSmoThreads % 32 == 0 && kSmoThreads <= 1024, "SMO block size");
-static_assert(kSmoBatchThreads % 32 == 0 && kSmoBatchThreads <= 1024, "batched SMO block size");
+using launch_rules::smo_batch_threads;
+using launch_rules::smo_lone_threads;
+static_assert(smo_lone_threads % 32 == 0 && smo_lone_threads <= 1024, "SMO block size");
+static_assert(smo_batch_threads % 32 == 0 && smo_batch_threads <= 1024, "batched SMO block size");
 constexpr unsigned kFullMask = 0xffffffffu;
 
 __device__ SmoSelectI shfl_down(const SmoSelectI& v, int offset) {
@@ -158,11 +160,6 @@ __global__ void __launch_bounds__(Threads)
     smo_block<Threads>(batch_problem(b, q), outcomes + q);
 }
 
-// Shared memory of the one-warp kernel for problems of size n: K, then y, beta, G, Q_tt, Kv.
-std::size_t warp_kernel_bytes(i64 n) {
-    return static_cast<std::size_t>(n * n + 5 * n) * sizeof(double);
-}
-
 // One warp per problem, its kernel and vectors staged in shared memory: no block barriers, the
 // reductions are shuffles, and every load of the iteration loop is from shared memory. The
 // iterates are those of smo_batch_kernel (same selection order, same arithmetic).
@@ -205,22 +202,30 @@ __global__ void __launch_bounds__(32)
 
 }  // namespace
 
-// Small problems (the staged data within the default 48 KB of shared memory, n <= 76) take the
-// one-warp kernel; larger ones a block on global memory: kSmoBatchThreads threads each when
-// there are several, the whole kSmoThreads block for a lone problem.
-void smo_solve_batch(const SmoDeviceBatch& batch, SmoDeviceOutcome* outcomes, cudaStream_t stream) {
+// Small problems (the staged data within the device's default shared memory per block: n <= 75
+// with 48 KB) take the one-warp kernel; larger ones a block on global memory: smo_batch_threads
+// threads each when there are several, the whole smo_lone_threads block for a lone problem.
+void smo_solve_batch(const SmoDeviceBatch& batch, SmoDeviceOutcome* outcomes,
+                     const launch_rules::DeviceLimits& limits, cudaStream_t stream) {
     if (batch.problems == 0) return;
     const auto blocks = static_cast<unsigned>(batch.problems);
-    const std::size_t bytes = warp_kernel_bytes(batch.n);
-    if (bytes <= kSmoWarpSharedBytes) {
-        smo_warp_kernel<<<blocks, 32, bytes, stream>>>(batch, outcomes);
+    cudaFuncAttributes warp{};
+    ZN_CUDA_TRY(cudaFuncGetAttributes(&warp, smo_warp_kernel));
+    switch (launch_rules::smo_kernel_for(batch.n, batch.problems, warp.sharedSizeBytes, limits)) {
+    case launch_rules::SmoKernel::Warp:
+        smo_warp_kernel<<<blocks, 32, launch_rules::smo_warp_bytes(batch.n), stream>>>(batch,
+                                                                                      outcomes);
         ZN_CUDA_CHECK_LAUNCH("smo_warp_kernel");
-    } else if (batch.problems == 1) {
-        smo_batch_kernel<kSmoThreads><<<1, kSmoThreads, 0, stream>>>(batch, outcomes);
-        ZN_CUDA_CHECK_LAUNCH("smo_batch_kernel<kSmoThreads>");
-    } else {
-        smo_batch_kernel<kSmoBatchThreads><<<blocks, kSmoBatchThreads, 0, stream>>>(batch, outcomes);
-        ZN_CUDA_CHECK_LAUNCH("smo_batch_kernel<kSmoBatchThreads>");
+        break;
+    case launch_rules::SmoKernel::LoneBlock:
+        smo_batch_kernel<smo_lone_threads><<<1, smo_lone_threads, 0, stream>>>(batch, outcomes);
+        ZN_CUDA_CHECK_LAUNCH("smo_batch_kernel<smo_lone_threads>");
+        break;
+    case launch_rules::SmoKernel::SharedBlocks:
+        smo_batch_kernel<smo_batch_threads><<<blocks, smo_batch_threads, 0, stream>>>(batch,
+                                                                                     outcomes);
+        ZN_CUDA_CHECK_LAUNCH("smo_batch_kernel<smo_batch_threads>");
+        break;
     }
 }
 

@@ -236,7 +236,7 @@ std::vector<SmoResult> CudaSmoOps::launch_smo(const DeviceMatrix& K, const Matri
     batch.ridge = options.ridge;
     batch.tolerance = options.tolerance;
     batch.max_iterations = max_iterations;
-    smo_solve_batch(batch, d_outcomes.get(), b_.stream());
+    smo_solve_batch(batch, d_outcomes.get(), b_.limits(), b_.stream());
 
     Matrix beta(n, P);
     Matrix G(n, P);
@@ -301,7 +301,7 @@ std::vector<SmoResult> CudaSmoOps::newton_finish_batch(const DeviceMatrix& K, co
     for (Index p = 0; p < P; ++p)
         if (open[std::size_t(p)]) opened.push_back(p);
     if (n == 0 || opened.empty()) return out;
-    if (n > INT_MAX || !newton_fits(static_cast<int>(n), device)) {
+    if (n > INT_MAX || !newton_fits(static_cast<int>(n), b_.limits())) {
         finish_on_host(K, Y, beta, options, terms, opened, out);
         return out;
     }

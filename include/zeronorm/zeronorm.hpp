@@ -2,6 +2,7 @@
 #pragma once
 
 #include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/cuda_compatibility.hpp"
 #include "zeronorm/core/dataset.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/kernel.hpp"

@@ -380,6 +380,7 @@ NB_MODULE(_core, m) {
     m.def("classifier_names", &classifier_names);
     m.def("cuda_compiled", &cuda_compiled);
     m.def("cuda_device_count", &cuda_device_count);
+    m.def("cuda_architectures", &cuda_architectures_built);
     // The address of the buffer the module sees: equal to the NumPy array's when no copy was made
     // on the way in.
     m.def("buffer_address", [](const InMatrix& X) {

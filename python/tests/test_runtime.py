@@ -106,3 +106,17 @@ def test_evaluate_selection_matches_the_command_line_tool():
                          check=True, capture_output=True, text=True).stdout
     theirs = json.loads(out)["results"]
     np.testing.assert_allclose(ours.mean_error, [p["mean_error"] for p in theirs], atol=1e-12)
+
+
+def test_build_info_lists_the_cuda_architectures():
+    info = zn.build_info()
+    assert info["version"] == zn.__version__
+    assert info["cuda_compiled"] == bool(_core.cuda_compiled())
+    if info["cuda_compiled"]:
+        # CMake's entries: a number, optionally -real (SASS only) or -virtual (PTX only).
+        assert info["cuda_architectures"]
+        for entry in info["cuda_architectures"]:
+            number, _, kind = entry.partition("-")
+            assert number.isdigit() and kind in ("", "real", "virtual"), entry
+    else:
+        assert info["cuda_architectures"] == []

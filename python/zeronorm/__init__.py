@@ -26,11 +26,20 @@ from .evaluation import SelectionEvaluation, evaluate_selection  # noqa: E402
 __version__ = "0.1.0"
 
 
+def build_info():
+    """What this build carries: the version, whether the CUDA backend was compiled, and the CUDA
+    architectures its kernels were compiled for (CMake's list: "86" is SASS and PTX for sm_86,
+    "86-real" SASS only, "90-virtual" PTX only; empty without CUDA)."""
+    return {"version": __version__, "cuda_compiled": bool(_core.cuda_compiled()),
+            "cuda_architectures": _core.cuda_architectures().split(";")
+            if _core.cuda_architectures() else []}
+
+
 def cuda_available():
     """True when this build has the CUDA backend and at least one device is usable."""
     return bool(_core.cuda_compiled()) and _core.cuda_device_count() > 0
 
 
 __all__ = ["AROM", "RFE", "CORR", "FSV", "L2L1SVM", "L2L0SVM", "RLP", "FSSVMCP", "SVC", "L0SVC", "evaluate_selection", "SelectionEvaluation",
-           "cuda_available", "Error", "InvalidArgument", "DimensionMismatch", "DataFormatError",
+           "cuda_available", "build_info", "Error", "InvalidArgument", "DimensionMismatch", "DataFormatError",
            "OutputError", "NumericalError", "NotCompiled", "CudaError", "OutOfDeviceMemory"]

@@ -10,6 +10,8 @@
 #include <new>
 
 #include "cli.hpp"
+#include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/cuda_compatibility.hpp"
 
 #ifndef ZERONORM_CLI_VERSION
 #define ZERONORM_CLI_VERSION "unknown"
@@ -63,8 +65,15 @@ int run(int argc, char** argv) {
         "RFE, CORR), SVM training, prediction and cross-validation.",
         "zeronorm"};
     app.set_version_flag("--version", [] {
-        return std::string("zeronorm ") + ZERONORM_CLI_VERSION +
-               "\ncuda: " + (zeronorm::cuda_compiled() ? "yes" : "no");
+        // The architectures: which cards this build's CUDA module runs on (cuda_compatibility.hpp).
+        const std::string cuda =
+            zeronorm::cuda_compiled()
+                ? "yes (" +
+                      zeronorm::describe_cuda_architectures(
+                          zeronorm::parse_cuda_architectures(zeronorm::cuda_architectures_built())) +
+                      "; CMAKE_CUDA_ARCHITECTURES=" + zeronorm::cuda_architectures_built() + ")"
+                : std::string("no");
+        return std::string("zeronorm ") + ZERONORM_CLI_VERSION + "\ncuda: " + cuda;
     });
     app.require_subcommand(1);
     app.footer(
