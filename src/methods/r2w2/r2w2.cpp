@@ -149,10 +149,12 @@ R2w2Point R2w2Objective::evaluate(const Vector& sigma, const std::string& where)
 }
 
 R2w2Descent descend_r2w2(R2w2Objective& objective, const Vector& sigma,
-                         const R2w2Options& options, const std::string& where) {
+                         const R2w2Options& options, const std::string& where,
+                         const std::function<void(const R2w2Point&)>& on_point) {
     R2w2Descent out;
     out.point = objective.evaluate(sigma, where);
     objective.accept(out.point);
+    if (on_point) on_point(out.point);
     out.bounds.push_back(out.point.bound);
     for (std::int64_t step = 0; step < options.iterations; ++step) {
         const R2w2Point& at = out.point;
@@ -177,6 +179,7 @@ R2w2Descent descend_r2w2(R2w2Objective& objective, const Vector& sigma,
         const double relative = (at.bound - trial.bound) / std::abs(at.bound);
         out.point = std::move(trial);
         objective.accept(out.point);
+        if (on_point) on_point(out.point);
         out.bounds.push_back(out.point.bound);
         if (relative < options.tolerance) break;
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -82,14 +83,16 @@ private:
 };
 
 // The descent of one round from sigma (R2w2Options: step, halving, stop). bounds[0] is the bound
-// at the start, then one entry per accepted step (strictly decreasing).
+// at the start, then one entry per accepted step (strictly decreasing); on_point, when given,
+// sees the starting point and every accepted one.
 struct R2w2Descent {
     R2w2Point point;  // the last accepted point
     std::vector<double> bounds;
     Status status = Status::Success;
 };
 R2w2Descent descend_r2w2(R2w2Objective& objective, const Vector& sigma,
-                         const R2w2Options& options, const std::string& where);
+                         const R2w2Options& options, const std::string& where,
+                         const std::function<void(const R2w2Point&)>& on_point = {});
 
 // The ranker: gamma = options.r2w2.gamma, or 1/d when 0 (d of the data, every round).
 Ranking run_r2w2(Backend& backend, const Dataset& data, const Machines& machines,
