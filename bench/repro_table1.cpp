@@ -4,8 +4,10 @@
 // 10, 20 and 30 points, 500 test points, 100 trials; test error mean +- standard error and, in
 // brackets, the number of trials that chose two relevant non-redundant features.
 //
-// Methods: SVM on all features, CORR SVM, RFE SVM, l2-AROM SVM, l1-AROM SVM (FSV and R2W2 are not
-// in the library yet). l1-AROM solves the hard-margin LP of Problem 7 inside (C = inf; the ridge
+// Methods: SVM on all features, CORR SVM, RFE SVM, l2-AROM SVM, l1-AROM SVM, and by name any other
+// registered ranker (--methods ...,r2w2: R2W2 with the linear kernel, the same C and ridge as RFE,
+// one feature removed per round, R^2 exact or by the variance, --r2w2-radius).
+// l1-AROM solves the hard-margin LP of Problem 7 inside (C = inf; the ridge
 // is a kernel-diagonal term and does not enter the LP). Every final classifier is a linear SVM
 // with C = infinity (sec. 4.5: "the so-called soft margin parameter C, which we left fixed to
 // C = infinity"); where the selected
@@ -18,7 +20,7 @@
 // Usage: repro_table1 [--trials 100] [--test 500] [--sizes 10,20,30] [--seed 1]
 //                     [--ridge 1e-4] [--final-ridge 1e-4] [--scale train|pooled]
 //                     [--methods svm,corr,rfe,l2-arom,l1-arom] [--csv out.csv] [--balanced]
-//                     [--time]
+//                     [--time] [--r2w2-radius exact|variance]
 // --scale train standardises with the training set's mean and sd (applied to the test set too);
 // pooled with those of training and test set together. --balanced draws training sets with n/2
 // points per class instead of labels at random. --time also prints, on stderr, each method's total
@@ -63,6 +65,7 @@ struct Config {
     std::string csv;
     bool balanced = false;  // training sets with n/2 points of each class
     bool time = false;      // totals in seconds on stderr
+    std::string r2w2_radius = "exact";
 };
 
 Config parse(int argc, char** argv) {
@@ -83,6 +86,9 @@ Config parse(int argc, char** argv) {
     app.add_option("--csv", c.csv, "Per-trial rows to this file");
     app.add_flag("--balanced", c.balanced, "Training sets with n/2 points of each class");
     app.add_flag("--time", c.time, "Totals in seconds on stderr");
+    app.add_option("--r2w2-radius", c.r2w2_radius, "R^2 of r2w2: exact or variance")
+        ->check(CLI::IsMember({"exact", "variance"}))
+        ->capture_default_str();
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -152,6 +158,7 @@ int main(int argc, char** argv) try {
                     opt.ridge = cfg.ridge;
                     opt.final_C = std::numeric_limits<double>::infinity();
                     opt.final_ridge = cfg.final_ridge;
+                    opt.set_parameter("r2w2.radius", cfg.r2w2_radius);
                     const zn::SelectionResult result = zn::select_features(*backend, train, opt);
                     const zn::FeatureSubset& s = result.subsets[0];
                     selected = s.selected;

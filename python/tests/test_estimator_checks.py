@@ -30,3 +30,10 @@ def expected_failed_checks(estimator):
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# R2W2 with a ridge (the checks' data are not separable), linear and Gaussian.
+@parametrize_with_checks([zn.R2W2(ridge=1e-3),
+                          zn.R2W2(kernel="rbf", radius="variance", step=0.5, ridge=1e-3)])
+def test_r2w2_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -19,7 +19,7 @@ if "ZERONORM_CUDA_MODULE" not in _os.environ and _os.path.exists(
 from . import _core  # noqa: E402
 from .errors import (CudaError, DataFormatError, DimensionMismatch, Error,  # noqa: E402
                      InvalidArgument, NotCompiled, NumericalError, OutOfDeviceMemory, OutputError)
-from .selection import AROM, CORR, FSSVMCP, FSV, L2L0SVM, L2L1SVM, RFE, RLP  # noqa: E402
+from .selection import AROM, CORR, FSSVMCP, FSV, L2L0SVM, L2L1SVM, R2W2, RFE, RLP  # noqa: E402
 from .svm import SVC, L0SVC  # noqa: E402
 from .evaluation import SelectionEvaluation, evaluate_selection  # noqa: E402
 
@@ -40,6 +40,6 @@ def cuda_available():
     return bool(_core.cuda_compiled()) and _core.cuda_device_count() > 0
 
 
-__all__ = ["AROM", "RFE", "CORR", "FSV", "L2L1SVM", "L2L0SVM", "RLP", "FSSVMCP", "SVC", "L0SVC", "evaluate_selection", "SelectionEvaluation",
+__all__ = ["AROM", "RFE", "R2W2", "CORR", "FSV", "L2L1SVM", "L2L0SVM", "RLP", "FSSVMCP", "SVC", "L0SVC", "evaluate_selection", "SelectionEvaluation",
            "cuda_available", "build_info", "Error", "InvalidArgument", "DimensionMismatch", "DataFormatError",
            "OutputError", "NumericalError", "NotCompiled", "CudaError", "OutOfDeviceMemory"]

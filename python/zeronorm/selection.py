@@ -317,3 +317,40 @@ class FSSVMCP(_SupportSelector):
                 "fs_svmcp.epsilon": float(self.epsilon), "fs_svmcp.p": float(self.p),
                 "fs_svmcp.alpha": float(self.alpha), "fs_svmcp.loss": str(self.svm_loss),
                 "fs_svmcp.C": float(self.svm_C), "fs_svmcp.folds": int(self.cv_folds)}
+
+
+class R2W2(RFE):
+    """R2W2 (Weston et al. 2001, as in Weston et al. 2003, sec. 4.4, and Lal et al. 2006, sec.
+    3.1): scaling factors sigma of the features inside the kernel k(sigma * x, sigma * x'), found by
+    gradient descent on the radius-margin bound R^2 W^2 with the SVMs re-solved at each step; the
+    features of smallest sigma are removed (``step``: the fraction of the remaining features per
+    round, in [0, 1); 0 removes one) and the descent resumes on the rest. ``kernel``: "linear" or
+    "rbf" (exp(-gamma |sigma * (x - x')|^2), ``gamma`` 0: 1/d). ``radius``: "exact" (R^2 by its
+    QP) or "variance" (Lal et al. eq. (17)). ``max_iter`` gradient steps per round, ``descent_step``
+    the first trial step in units of the largest sigma, ``descent_tol`` the relative decrease that
+    ends a round. ``scores_``: each feature's sigma in its last round over that round's largest.
+    The other parameters as :class:`RFE`.
+    """
+
+    def __init__(self, n_features_to_select=None, *, kernel="linear", gamma=0.0, radius="exact",
+                 step=0.0, max_iter=20, descent_step=0.1, descent_tol=1e-3, C=math.inf,
+                 ridge=0.0, tol=1e-8, final_C=100.0, final_ridge=0.0, device="cpu",
+                 verbose=False):
+        super().__init__(n_features_to_select, kernel=kernel, gamma=gamma, step=step, C=C,
+                         ridge=ridge, tol=tol, final_C=final_C, final_ridge=final_ridge,
+                         device=device, verbose=verbose)
+        self.radius = radius
+        self.max_iter = max_iter
+        self.descent_step = descent_step
+        self.descent_tol = descent_tol
+
+    def _method(self):
+        return "r2w2"
+
+    def _options(self):
+        # RFE's inner SVM and step settings, without its rfe_gamma (r2w2 has its own gamma).
+        options = {k: v for k, v in super()._options().items() if k != "rfe_gamma"}
+        return {**options, "r2w2.kernel": str(self.kernel), "r2w2.gamma": float(self.gamma),
+                "r2w2.radius": str(self.radius), "r2w2.iterations": int(self.max_iter),
+                "r2w2.step": float(self.descent_step),
+                "r2w2.tolerance": float(self.descent_tol)}

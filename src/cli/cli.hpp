@@ -146,11 +146,13 @@ struct SelectionCliOptions {
     FlagNames flag_names() const;  // selection fields and rankers' parameters with their flags
     // The given flags of --method's own parameters, by parameter name.
     Parameters method_parameters() const;
+    // The name --method gives the parameter behind `flag` (empty when it has none).
+    std::string method_parameter(const std::string& flag) const;
 
 private:
     CLI::App* app_ = nullptr;
     MethodFlags ranker_flags_;  // each ranker's own parameters (--rfe-fraction, --mu, ...)
-    void add_method_flags(CLI::App& app);
+    void add_method_flags(CLI::App& app, bool solver_flags);
     CLI::Option* tolerance_option_ = nullptr;
 };
 

@@ -133,11 +133,15 @@ private:
             for (const std::string& name : ranker_names()) rankers += (rankers.empty() ? "" : "|") + name;
             selection.refuse_all("is for a selection method (--method " + rankers + ")");
         } else {
-            // The selection trains linear SVMs; the kernel flags of --method svm do not apply.
-            ZN_EXPECTS(!svm.given("--kernel") || svm.kernel == "linear",
-                       "--method " << selection.method << " selects with linear SVMs; --kernel "
-                                   << svm.kernel << " is for --method svm");
-            svm.kernel = "linear";
+            // The selection trains linear SVMs, unless the method takes --kernel (r2w2: linear
+            // or rbf, with --gamma); the other kernel flags of --method svm do not apply.
+            const bool own_kernel = !selection.method_parameter("--kernel").empty();
+            ZN_EXPECTS(!svm.given("--kernel") || svm.kernel == "linear" ||
+                           (own_kernel && svm.kernel == "rbf"),
+                       "--method " << selection.method << " selects with "
+                                   << (own_kernel ? "linear or rbf kernels" : "linear SVMs")
+                                   << "; --kernel " << svm.kernel << " is for --method svm");
+            if (!own_kernel || !svm.given("--kernel")) svm.kernel = "linear";
             selection.check(svm.given("--max-iterations"));
         }
         svm.check();
@@ -199,6 +203,12 @@ private:
         // tolerance, as `select` does.
         options.selection.C = svm.C_given() ? svm.C : std::numeric_limits<double>::infinity();
         options.selection.ridge = svm.ridge;
+        // --kernel and --gamma, for a method that takes them (r2w2), under its parameter names.
+        const std::string kernel_name = selection.method_parameter("--kernel");
+        const std::string gamma_name = selection.method_parameter("--gamma");
+        if (!kernel_name.empty()) options.selection.set_parameter(kernel_name, svm.kernel);
+        if (!gamma_name.empty() && svm.given("--gamma"))
+            options.selection.set_parameter(gamma_name, svm.gamma);
         if (svm.tolerance_given()) options.selection.smo.tolerance = svm.tolerance;
         if (svm.given("--max-iterations")) options.selection.max_iterations = svm.max_iterations;
         if (svm.given("--cache-mb"))

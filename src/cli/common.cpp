@@ -287,7 +287,7 @@ void SelectionCliOptions::add_to(CLI::App& app, const std::vector<std::string>& 
         ->capture_default_str();
     app.add_option("--final-ridge", final_ridge, "Ridge of the retrained classifier")
         ->capture_default_str();
-    add_method_flags(app);
+    add_method_flags(app, solver_flags);
     if (!solver_flags) return;
     app.add_option("-C,--C", C, "SVM C inside AROM/RFE (inf: hard margin)")->capture_default_str();
     app.add_option("--ridge", ridge,
@@ -300,11 +300,20 @@ void SelectionCliOptions::add_to(CLI::App& app, const std::vector<std::string>& 
         app.add_option("-t,--tolerance", tolerance, "SMO stopping tolerance of the inner SVMs");
 }
 
-void SelectionCliOptions::add_method_flags(CLI::App& app) {
-    // The rankers' own flags from the registry; the solver flags stay the command's.
+void SelectionCliOptions::add_method_flags(CLI::App& app, bool solver_flags) {
+    // The rankers' own flags from the registry; the solver flags stay the command's, and so do
+    // the kernel flags of a command with SvmCliOptions (cv), which hands them to the method.
     std::vector<const MethodInfo*> infos;
     for (const auto& ranker : feature_rankers()) infos.push_back(&ranker->info());
-    ranker_flags_.add_to(app, infos, {"--C", "--ridge", "--tolerance", "--max-iterations"});
+    std::vector<std::string> shared{"--C", "--ridge", "--tolerance", "--max-iterations"};
+    if (!solver_flags) shared.insert(shared.end(), {"--kernel", "--gamma"});
+    ranker_flags_.add_to(app, infos, shared);
+}
+
+std::string SelectionCliOptions::method_parameter(const std::string& flag) const {
+    for (const ParameterInfo& p : find_ranker(method).info().parameters)
+        if (p.flag == flag) return p.name;
+    return {};
 }
 
 namespace {

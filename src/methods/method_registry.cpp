@@ -20,6 +20,7 @@ std::unique_ptr<FeatureRanker> make_rlp_ranker();      // dc_method.cpp
 std::unique_ptr<FeatureRanker> make_fs_svmcp_ranker();  // fs_svmcp_method.cpp
 std::unique_ptr<FeatureRanker> make_kta_ranker();      // kta_method.cpp
 std::unique_ptr<FeatureRanker> make_quadratic_fsv_ranker();  // dc_method.cpp
+std::unique_ptr<FeatureRanker> make_r2w2_ranker();     // r2w2_method.cpp
 std::unique_ptr<Classifier> make_svm_classifier();     // svm_method.cpp
 std::unique_ptr<Classifier> make_l0_svm_classifier();  // sparse_svm_method.cpp
 
@@ -30,7 +31,7 @@ const std::vector<std::unique_ptr<FeatureRanker>>& feature_rankers() {
                           make_corr_ranker, make_fsv_ranker, make_l2_l1_svm_ranker,
                           make_l2_l0_svm_ranker, make_rlp_ranker, make_fs_svmcp_ranker,
                           make_rfe_rbf_ranker, make_kta_ranker,
-                          make_quadratic_fsv_ranker})
+                          make_quadratic_fsv_ranker, make_r2w2_ranker})
             v.push_back(make());
         return v;
     }();

@@ -62,7 +62,9 @@ double* SelectionOptions::real_parameter(const std::string& name) {
         {"fs_svmcp.p", &fs_svmcp.p},       {"fs_svmcp.alpha", &fs_svmcp.alpha},
         {"fs_svmcp.C", &fs_svmcp.C},       {"fs_svmcp.svm_tolerance", &fs_svmcp.svm_tolerance},
         {"kta.lambda", &kta.lambda}, {"kta.width", &kta.width}, {"kta.rho", &kta.rho},
-        {"kta.alpha", &kta.alpha}, {"kta.tolerance", &kta.tolerance}};
+        {"kta.alpha", &kta.alpha}, {"kta.tolerance", &kta.tolerance},
+        {"r2w2.gamma", &r2w2.gamma}, {"r2w2.step", &r2w2.step},
+        {"r2w2.tolerance", &r2w2.tolerance}};
     for (const auto& [field, target] : reals)
         if (name == field) return target;
     return nullptr;
@@ -91,12 +93,23 @@ void SelectionOptions::set_parameter(const std::string& name, const std::string&
         fs_svmcp.loss = text == "l1" ? LinearLoss::Hinge : LinearLoss::SquaredHinge;
         return;
     }
-    ZN_EXPECTS(name == "max_iterations" || name == "fs_svmcp.folds",
+    if (name == "r2w2.kernel" || name == "r2w2.radius") {
+        const bool kernel = name == "r2w2.kernel";
+        const char* first = kernel ? "linear" : "exact";
+        const char* second = kernel ? "rbf" : "variance";
+        ZN_EXPECTS(text == first || text == second,
+                   name << " must be " << first << " or " << second << ", got '" << text << "'");
+        if (kernel) r2w2.kernel = text == first ? R2w2Kernel::Linear : R2w2Kernel::Rbf;
+        else r2w2.radius = text == first ? R2w2Radius::Exact : R2w2Radius::Variance;
+        return;
+    }
+    ZN_EXPECTS(name == "max_iterations" || name == "fs_svmcp.folds" || name == "r2w2.iterations",
                "no selection parameter is named '" << name << "'");
     const double value = parse_parameter_number(name, text);
     ZN_EXPECTS(value == std::floor(value) && std::fabs(value) < 9e18,
                name << " must be a whole number, got '" << text << "'");
     if (name == "max_iterations") max_iterations = static_cast<std::int64_t>(value);
+    else if (name == "r2w2.iterations") r2w2.iterations = static_cast<std::int64_t>(value);
     else fs_svmcp.folds = int(std::clamp(value, -1e9, 1e9));
 }
 
@@ -142,6 +155,7 @@ void SelectionOptions::validate(Index n_features, bool counts_optional) const {
     validate_part("dc.", [&] { dc.validate(); });
     validate_part("fs_svmcp.", [&] { fs_svmcp.validate(); });
     validate_part("kta.", [&] { kta.validate(); });
+    validate_part("r2w2.", [&] { r2w2.validate(); });
     validate_part("final_", [&] { final_smo.validate(); });
 }
 

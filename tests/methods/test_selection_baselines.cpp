@@ -249,7 +249,7 @@ TEST(Selection, ParseAndPrintNames) {
         zeronorm::find_ranker("l0");
         FAIL();
     } catch (const InvalidArgument& e) {
-        EXPECT_NE(std::string(e.what()).find("l2-arom, l1-arom, rfe, corr, fsv, l2-l1-svm, l2-l0-svm, rlp, fs-svmcp, rfe-rbf, kta or quadratic-fsv"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("l2-arom, l1-arom, rfe, corr, fsv, l2-l1-svm, l2-l0-svm, rlp, fs-svmcp, rfe-rbf, kta, quadratic-fsv or r2w2"), std::string::npos);
     }
     EXPECT_THROW(parse_multiclass_scheme("1vs1"), InvalidArgument);
 }
@@ -259,7 +259,7 @@ TEST(MethodRegistry, ListsMethodsWithTheirParameters) {
     EXPECT_EQ(zeronorm::ranker_names(),
               (std::vector<std::string>{"l2-arom", "l1-arom", "rfe", "corr", "fsv", "l2-l1-svm",
                                         "l2-l0-svm", "rlp", "fs-svmcp", "rfe-rbf", "kta",
-                                        "quadratic-fsv"}));
+                                        "quadratic-fsv", "r2w2"}));
     EXPECT_EQ(zeronorm::classifier_names(), (std::vector<std::string>{"svm", "l0-svm"}));
     for (const auto& r : zeronorm::feature_rankers()) {
         EXPECT_FALSE(r->info().description.empty()) << r->info().name;

@@ -15,6 +15,7 @@
 #include "zeronorm/methods/dc_svm.hpp"
 #include "zeronorm/methods/fs_svmcp.hpp"
 #include "zeronorm/methods/kta.hpp"
+#include "zeronorm/methods/r2w2.hpp"
 #include "zeronorm/solvers/smo.hpp"
 #include "zeronorm/solvers/svm.hpp"
 
@@ -37,6 +38,8 @@ struct SelectionMethod {
     static constexpr const char* FsSvmcp = "fs-svmcp";
     static constexpr const char* Kta = "kta";            // eq. (12), kernel-target alignment (kta.hpp)
     static constexpr const char* QuadraticFsv = "quadratic-fsv";  // eq. (9), v per feature
+    // Weston et al. 2003, sec. 4.4 (r2w2.hpp): sigma by gradient descent on R^2 W^2.
+    static constexpr const char* R2w2 = "r2w2";
 };
 enum class MulticlassScheme { OneVsRest, WestonWatkins };
 
@@ -84,6 +87,8 @@ struct SelectionOptions {
     double rfe_fraction = 0.0;
     // rfe-rbf: gamma of exp(-gamma |x - x'|^2) for every round; 0 means 1/d (d of the data).
     double rfe_gamma = 0.0;
+    // r2w2: kernel, radius, descent (r2w2.hpp); C, ridge, smo and rfe_fraction above also apply.
+    R2w2Options r2w2;
     // K >= 3 classes: OneVsRest (every method) or WestonWatkins (l2-AROM only; C, ridge and
     // smo.tolerance apply to its M-SVM as to the SVMs above; another method with it is an
     // InvalidArgument). Ignored for two classes, where both are the same machine.
