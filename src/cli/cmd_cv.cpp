@@ -13,6 +13,7 @@
 //
 // The run has three steps so that new resampling schemes or methods only touch one of them:
 // make_folds() (how rows are split), evaluate_*() (what is trained) and report_*().
+#include <iomanip>
 #include <map>
 #include <set>
 #include <sstream>
@@ -55,6 +56,10 @@ public:
                         "--schedule auto it picks the batched schedule)")
             ->check(CLI::IsMember({"float64", "float32"}))
             ->capture_default_str();
+        app->add_flag(
+            "--frequencies", frequencies,
+            "Stability selection: with a feature-count path, how often each feature was chosen "
+            "over the splits, per count (JSON: `frequencies` of each result, most frequent first)");
         std::vector<std::string> methods = ranker_names();
         methods.insert(methods.begin(), "svm");  // the SVM on all features, no selection
         selection.add_to(*app, methods, false, false);
@@ -112,6 +117,9 @@ private:
         ZN_EXPECTS(plain_svm || protocol() || !selection.feature_counts.empty(),
                    "--method " << selection.method << " needs --features R1,R2,...");
         check_grid_flags();
+        ZN_EXPECTS(!frequencies || (!plain_svm && !protocol()),
+                   "--frequencies counts the features chosen along a --features path; --method "
+                       << selection.method << (plain_svm ? " selects none" : " has no path here"));
         if (protocol()) {
             // The protocol tests the method's own classifier: no retrained SVM, one schedule.
             for (const char* flag : {"--final-C", "--final-ridge", "--multiclass"})
@@ -431,6 +439,14 @@ private:
             Json j;
             j["method"] = selection.method;
             j.update(to_json(result));
+            if (frequencies) {
+                for (std::size_t k = 0; k < result.path.size(); ++k) {
+                    Json rows = Json::array();
+                    for (const FeatureFrequency& f : selection_frequencies(result, k))
+                        rows.push_back({f.feature, f.frequency});
+                    j["results"][k]["frequencies"] = std::move(rows);
+                }
+            }
             j["seed"] = common.seed;
             j["splits_per_second"] = fits / result.seconds;
             j["precision"] = precision;
@@ -450,6 +466,16 @@ private:
                   << "s left out: final classifier failed)";
             s << "\n";
         }
+        if (frequencies) {
+            s << "  most often chosen (feature: fraction of splits)\n";
+            for (std::size_t k = 0; k < result.path.size(); ++k) {
+                const auto chosen = selection_frequencies(result, k);
+                s << "  " << std::setw(8) << result.path[k].n_features << "  ";
+                for (std::size_t i = 0; i < std::min<std::size_t>(chosen.size(), 10); ++i)
+                    s << " " << chosen[i].feature << ":" << fmt(chosen[i].frequency);
+                s << "\n";
+            }
+        }
         s << "  time       " << fmt(result.seconds) << " s (" << fmt(fits / result.seconds)
           << " splits/s)\n";
         finish(s.str());
@@ -462,6 +488,7 @@ private:
     };
     std::map<std::string, GridFlag> grid_flags_;  // by parameter name
     CLI::Option* folds_option_ = nullptr;
+    bool frequencies = false;
     CLI::Option* splits_option_ = nullptr;
     CLI::Option* train_size_option_ = nullptr;
     std::string data_path;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "evaluation/selection_batch.hpp"
 #include "evaluation/split_runner.hpp"
@@ -122,6 +123,27 @@ SelectionEvaluation evaluate_selection(Backend& backend, const Dataset& data,
         if (s.status != Status::Success && result.status == Status::Success) result.status = s.status;
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
+}
+
+std::vector<FeatureFrequency> selection_frequencies(const SelectionEvaluation& evaluation,
+                                                    std::size_t path_index) {
+    ZN_EXPECTS(path_index < evaluation.path.size(),
+               "selection_frequencies: path point " << path_index << " of "
+                                                    << evaluation.path.size());
+    std::map<Index, Index> counts;
+    Index splits = 0;
+    for (const SplitEvaluation& split : evaluation.splits) {
+        if (path_index >= split.selected.size()) continue;
+        ++splits;
+        for (const Index feature : split.selected[path_index]) ++counts[feature];
+    }
+    std::vector<FeatureFrequency> out;
+    for (const auto& [feature, count] : counts)
+        out.push_back({feature, double(count) / double(splits)});
+    std::stable_sort(out.begin(), out.end(), [](const FeatureFrequency& a, const FeatureFrequency& b) {
+        return a.frequency > b.frequency;
+    });
+    return out;
 }
 
 }  // namespace zeronorm

@@ -65,7 +65,7 @@ PYEOF
 run version --version
 expect_rc version 0
 expect_grep version out '^zeronorm [0-9]+\.[0-9]+\.[0-9]+'
-expect_grep version out '^cuda: (yes|no)$'
+expect_grep version out '^cuda: (yes \(.*CMAKE_CUDA_ARCHITECTURES=[0-9].*\)|no)$'
 run help --help
 expect_rc help 0
 expect_grep help out 'train'
@@ -294,6 +294,14 @@ expect_rc cv_path_batched_bad 1
 expect_grep cv_path_batched_bad err 'batched schedule cannot run'
 run cv_path_bad cv "$DATA/colon/colon.csv" --method rfe --splits 3 --train-size 50
 expect_rc cv_path_bad 1
+# Stability selection: per count, how often each feature was chosen over the splits.
+run cv_frequencies cv "$DATA/colon/colon.csv" --method l2-arom --features 100,20 --splits 12 --train-size 50 --ridge 1e-3 --log10 --standardize --seed 2 --json --frequencies
+expect_rc cv_frequencies 0
+py cv_frequencies 'all(abs(sum(p for _, p in r["frequencies"]) - r["features"]) < 1e-9 for r in d["results"])'
+py cv_frequencies 'all(0 < p <= 1 for r in d["results"] for _, p in r["frequencies"]) and all(a[1] >= b[1] for r in d["results"] for a, b in zip(r["frequencies"], r["frequencies"][1:]))'
+run cv_frequencies_svm cv "$DATA/colon/colon.csv" --splits 2 --train-size 50 --frequencies
+expect_rc cv_frequencies_svm 1
+expect_grep cv_frequencies_svm err 'frequencies'
 
 # ---- feature selection ---------------------------------------------------------------------
 run select select "$DATA/colon/colon.csv" --method l2-arom --features 20 --log10 --standardize --json

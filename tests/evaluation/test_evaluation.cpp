@@ -29,6 +29,37 @@ SelectionEvaluationOptions arom_options() {
     return options;
 }
 
+// Stability selection: counted over the splits, most frequent first, ties by feature index; a
+// split whose path stopped short counts only for the points it reached.
+TEST(Evaluation, SelectionFrequenciesCountChosenFeaturesOverSplits) {
+    SelectionEvaluation e;
+    e.path = {PathPoint{2}, PathPoint{1}};
+    auto split = [](std::vector<IndexVector> selected, Status status) {
+        SplitEvaluation s;
+        s.selected = std::move(selected);
+        s.status = status;
+        return s;
+    };
+    e.splits = {split({{3, 1}, {3}}, Status::Success), split({{1, 7}, {1}}, Status::Success),
+                split({{3, 7}, {3}}, Status::NoConvergence), split({{0, 5}}, Status::Success)};
+    const auto pairs = selection_frequencies(e, 0);
+    ASSERT_EQ(pairs.size(), 5u);
+    EXPECT_EQ(pairs[0].feature, 1);
+    EXPECT_EQ(pairs[1].feature, 3);
+    EXPECT_EQ(pairs[2].feature, 7);
+    EXPECT_EQ(pairs[3].feature, 0);
+    EXPECT_EQ(pairs[4].feature, 5);
+    for (int i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(pairs[std::size_t(i)].frequency, 0.5);
+    EXPECT_DOUBLE_EQ(pairs[3].frequency, 0.25);
+    const auto singles = selection_frequencies(e, 1);
+    ASSERT_EQ(singles.size(), 2u);
+    EXPECT_EQ(singles[0].feature, 3);
+    EXPECT_DOUBLE_EQ(singles[0].frequency, 2.0 / 3.0);
+    EXPECT_EQ(singles[1].feature, 1);
+    EXPECT_DOUBLE_EQ(singles[1].frequency, 1.0 / 3.0);
+    EXPECT_THROW(selection_frequencies(e, 2), InvalidArgument);
+}
+
 TEST(Evaluation, BatchEqualsOneAtATimeOnEveryThreadCount) {
     const Dataset data = colon();
     const auto folds = stratified_random_splits(data.y, 6, 50, testing::test_seed());

@@ -89,4 +89,15 @@ SelectionEvaluation evaluate_selection(Backend& backend, const Dataset& data,
                                        const SelectionEvaluationOptions& options,
                                        const SplitCallback& on_split = {});
 
+// Stability selection over an evaluation's splits (Meinshausen & Buehlmann 2010): for the path's
+// point `path_index`, every feature chosen in at least one split, with the fraction of the splits
+// that chose it (the splits the path's errors are computed on); most frequent first, ties by
+// feature index.
+struct FeatureFrequency {
+    Index feature = 0;
+    double frequency = 0.0;
+};
+std::vector<FeatureFrequency> selection_frequencies(const SelectionEvaluation& evaluation,
+                                                    std::size_t path_index);
+
 }  // namespace zeronorm
