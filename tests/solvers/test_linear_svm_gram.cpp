@@ -7,7 +7,9 @@
 
 #include <random>
 
+#include "solvers/linear_svm_gram.hpp"
 #include "support/random.hpp"
+#include "zeronorm/core/error.hpp"
 #include "zeronorm/solvers/linear_svm.hpp"
 
 namespace zeronorm {
@@ -43,6 +45,31 @@ TEST(LinearSvmGramForm, EqualsTheOrdinaryFormOnTheSameDual) {
             const Vector w = wide.X.transpose() * (g.alpha.array() * wide.y.array()).matrix();
             EXPECT_LT((g.w - w).norm(), 1e-9 * (1.0 + w.norm()));
         }
+}
+
+// A Gram matrix computed once and given to several fits (FS-SVMCP's cross-validation over C)
+// gives the same solutions as each fit computing its own; a Gram matrix of the wrong size is
+// refused.
+TEST(LinearSvmGramForm, AGivenGramMatrixGivesTheSameSolution) {
+    const std::uint64_t seed = testing::test_seed();
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    const Dataset data = testing::random_two_class(12, 150, rng, 0.3);
+    LinearSvmOptions o;
+    o.seed = seed;
+    ASSERT_TRUE(detail::linear_svm_gram_form(data.n_samples(), data.n_features(), o));
+    const Matrix gram = detail::linear_svm_gram(data.X, o);
+    EXPECT_NEAR(gram(0, 1), data.X.row(0).dot(data.X.row(1)) + 1.0, 1e-9 * gram.norm());
+    for (const double C : {0.001, 1.0, 1000.0}) {
+        o.C = C;
+        const LinearSvmResult own = train_linear_svm(data, o);
+        const LinearSvmResult given = detail::train_linear_svm_with_gram(data, o, gram);
+        EXPECT_EQ(own.alpha, given.alpha);
+        EXPECT_EQ(own.w, given.w);
+        EXPECT_EQ(own.bias, given.bias);
+    }
+    EXPECT_THROW(detail::train_linear_svm_with_gram(data, o, gram.topLeftCorner(11, 11)),
+                 DimensionMismatch);
 }
 
 }  // namespace
