@@ -8,6 +8,9 @@
 //     Neumann, Schnoerr & Steidl 2005, sec. 5.2.2 (validation_protocol.hpp): parameters chosen
 //     per split over the paper's grid (--lambda-grid, --mu-grid, --nu-grid to change an axis; a
 //     method flag such as --mu fixes one), the method's own classifier tested.
+//   --method fs-svmcp without --features: the protocol of Rinaldi & Sciandrone 2010, sec. 5.2
+//     (e.g. --splits 10 --train-size 50): FS-SVMCP on each training set, its C chosen by its own
+//     inner cross-validation, its feature count its own; training and test errors reported.
 // Splits: stratified k-fold (--folds K), or --splits S random stratified splits with
 // --train-size N training rows each (the protocol of Weston et al. 2003, sec. 4.6).
 //
@@ -131,10 +134,10 @@ private:
                 ZN_EXPECTS(!svm.given(flag), flag << " is for the SVMs of --method svm or of a "
                                                      "selection path; --method "
                                                   << selection.method << " does not use it");
-            ZN_EXPECTS(schedule == "auto" && precision == "float64" && !has_splits_scheme(),
+            ZN_EXPECTS(schedule == "auto" && precision == "float64",
                        "--method " << selection.method
-                                   << " without --features runs k-fold splits one by one "
-                                      "(--folds only; no --splits, --schedule or --precision)");
+                                   << " without --features runs its splits one by one "
+                                      "(no --schedule or --precision)");
         }
         if (plain_svm) {
             std::string rankers;
@@ -253,8 +256,6 @@ private:
                selection.feature_counts.empty();
     }
 
-    bool has_splits_scheme() const { return splits_option_->count() > 0; }
-
     // One --<flag>-grid per parameter that a paper grid searches, named after the parameter's
     // registered flag (--mu -> --mu-grid).
     void add_grid_flags() {
@@ -335,15 +336,17 @@ private:
             },
             selection.flag_names());
         progress(common, scheme(split.size()) + " of " + selection.method + ", " +
-                             std::to_string(options.grid.points.size()) +
-                             " grid points chosen on half of each training set");
+                             (options.grid.points.size() > 1
+                                  ? std::to_string(options.grid.points.size()) +
+                                        " grid points chosen on half of each training set"
+                                  : std::string("no parameter validated")));
         const auto on_fold = [this](std::size_t f, std::size_t n, const ValidationFold& r) {
-            progress(common, "fold " + std::to_string(f + 1) + "/" + std::to_string(n) +
+            progress(common, unit() + " " + std::to_string(f + 1) + "/" + std::to_string(n) +
                                  ": error " + fmt(r.error) + ", " +
                                  std::to_string(r.selected.size()) + " features (" +
                                  fmt(r.seconds) + " s)");
             if (r.status != Status::Success)
-                warning("fold " + std::to_string(f + 1) + ": " + selection.method +
+                warning(unit() + " " + std::to_string(f + 1) + ": " + selection.method +
                         " stopped with status " + to_string(r.status) +
                         (r.message.empty() ? "" : ": " + r.message));
         };
@@ -374,16 +377,19 @@ private:
         }
         std::ostringstream s;
         s << selection.method << ", " << scheme(result.folds.size()) << " on " << data_path
-          << ", parameters chosen on a validation half\n"
+          << (result.parameter_names.empty() ? "" : ", parameters chosen on a validation half")
+          << "\n"
           << "  features         " << fmt(result.mean_features) << " (mean)\n"
           << "  error            " << fmt(result.mean_error) << " +- " << fmt(result.std_error)
-          << " (standard error)\n";
+          << " (standard error)\n"
+          << "  training error   " << fmt(result.mean_train_error) << " (mean)\n";
         for (std::size_t f = 0; f < result.folds.size(); ++f) {
             const ValidationFold& r = result.folds[f];
-            s << "  fold " << f + 1 << ": error " << fmt(r.error) << ", " << r.selected.size()
-              << " features";
+            s << "  " << unit() << " " << f + 1 << ": error " << fmt(r.error) << ", "
+              << r.selected.size() << " features";
             for (std::size_t k = 0; k < result.parameter_names.size(); ++k)
                 s << ", " << result.parameter_names[k] << " " << fmt(r.chosen[k]);
+            for (const auto& [name, value] : r.own_choices) s << ", " << name << " " << fmt(value);
             s << "\n";
         }
         s << "  time             " << fmt(result.seconds) << " s\n";

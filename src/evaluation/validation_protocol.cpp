@@ -12,6 +12,7 @@
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/preprocess.hpp"
 #include "zeronorm/methods/dc_svm.hpp"
+#include "zeronorm/methods/fs_svmcp.hpp"
 #include "zeronorm/methods/methods.hpp"
 #include "zeronorm/solvers/lp_svm.hpp"
 
@@ -126,9 +127,17 @@ ValidationFold run_fold(Backend& backend, const Dataset& data, const Fold& fold,
     ParameterGrid chosen;
     chosen.names = grid.names;
     chosen.points = {out.chosen};
-    const GridPointFit final_fit = fit(backend, X_train, y_train, X_test, chosen).front();
+    // The final model scores its training rows too, for the training error.
+    Matrix X_score(X_train.rows() + X_test.rows(), X_train.cols());
+    X_score << X_train, X_test;
+    const GridPointFit final_fit = fit(backend, X_train, y_train, X_score, chosen).front();
+    ZN_EXPECTS_DIM(final_fit.decision.size() == X_score.rows(),
+                   "the grid fitter scored " << final_fit.decision.size() << " rows of "
+                                             << X_score.rows());
     out.selected = final_fit.selected;
-    out.error = error_rate(final_fit.decision, y_test);
+    out.own_choices = final_fit.own_choices;
+    out.train_error = error_rate(final_fit.decision.head(X_train.rows()), y_train);
+    out.error = error_rate(final_fit.decision.tail(X_test.rows()), y_test);
     out.iterations += final_fit.iterations;
     if (final_fit.status != Status::Success) {  // the final model's status comes first
         out.status = final_fit.status;
@@ -180,12 +189,14 @@ ValidationProtocolResult evaluate_validation_protocol(Backend& backend, const Da
         if (on_fold) on_fold(f, folds.size(), r);
     }
     const double k = double(folds.size());
-    double sum = 0.0, features = 0.0;
+    double sum = 0.0, features = 0.0, train_sum = 0.0;
     for (const ValidationFold& r : result.folds) {
         sum += r.error;
+        train_sum += r.train_error;
         features += double(r.selected.size());
     }
     result.mean_error = sum / k;
+    result.mean_train_error = train_sum / k;
     result.mean_features = features / k;
     double ss = 0.0;
     for (const ValidationFold& r : result.folds) ss += (r.error - result.mean_error) * (r.error - result.mean_error);
@@ -233,21 +244,40 @@ std::vector<GridPointFit> fits_of(const std::vector<DcResult>& rs, const Matrix&
     return out;
 }
 
+// FS-SVMCP at every point; its C is its own (inner cross-validation) unless fs_svmcp.C fixes it.
+std::vector<GridPointFit> fs_svmcp_fits(const Matrix& X, const Vector& y, const Matrix& X_score,
+                                        const std::vector<SelectionOptions>& points) {
+    std::vector<GridPointFit> out;
+    for (const SelectionOptions& o : points) {
+        const FsSvmcpResult r = train_fs_svmcp(X, y, o.fs_svmcp);
+        GridPointFit fit;
+        fit.decision = r.decision_function(X_score);
+        fit.selected = r.selected;
+        fit.status = r.status;
+        fit.message = r.message;
+        fit.iterations = std::int64_t(r.steps.size());
+        fit.own_choices = {{"fs_svmcp.C", r.C}};
+        out.push_back(std::move(fit));
+    }
+    return out;
+}
+
 }  // namespace
 
 bool has_validation_fitter(const std::string& method) {
     return method == SelectionMethod::Fsv || method == SelectionMethod::L2L1Svm ||
            method == SelectionMethod::L2L0Svm || method == SelectionMethod::Rlp ||
-           method == SelectionMethod::QuadraticFsv;
+           method == SelectionMethod::QuadraticFsv || method == SelectionMethod::FsSvmcp;
 }
 
 GridFitter validation_fitter(const std::string& method, const SelectionOptions& base) {
     ZN_EXPECTS(has_validation_fitter(method),
                "--method " << method << " has no validation-set protocol (fsv, l2-l1-svm, "
-                              "l2-l0-svm, rlp, quadratic-fsv have)");
+                              "l2-l0-svm, rlp, quadratic-fsv, fs-svmcp have)");
     return [method, base](Backend&, const Matrix& X, const Vector& y, const Matrix& X_score,
                           const ParameterGrid& grid) {
         const std::vector<SelectionOptions> points = point_options(method, base, grid);
+        if (method == SelectionMethod::FsSvmcp) return fs_svmcp_fits(X, y, X_score, points);
         const DcOptions& dc = points.front().dc;
         std::vector<double> lambda, mu, nu;
         for (const SelectionOptions& o : points) {
@@ -277,7 +307,8 @@ GridFitter validation_fitter(const std::string& method, const SelectionOptions& 
 ParameterGrid paper_grid(const std::string& method) {
     ZN_EXPECTS(has_validation_fitter(method),
                "--method " << method << " has no validation-set protocol");
-    if (method == SelectionMethod::Rlp) return ParameterGrid::product({}, {});
+    if (method == SelectionMethod::Rlp || method == SelectionMethod::FsSvmcp)
+        return ParameterGrid::product({}, {});
     if (method == SelectionMethod::Fsv || method == SelectionMethod::QuadraticFsv)
         return ParameterGrid::product(
             {"dc.lambda"}, {{0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}});

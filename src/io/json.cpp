@@ -151,11 +151,13 @@ Json to_json(const ValidationProtocolResult& result) {
         Json chosen = Json::object();
         for (std::size_t k = 0; k < result.parameter_names.size(); ++k)
             chosen[result.parameter_names[k]] = f.chosen[k];
+        for (const auto& [name, value] : f.own_choices) chosen[name] = value;
         Json o;
         o["chosen"] = std::move(chosen);
         o["features"] = f.selected.size();
         o["selected"] = index_list(f.selected);
         o["error"] = f.error;
+        o["train_error"] = f.train_error;
         if (!f.validation_errors.empty())
             o["validation_error"] =
                 *std::min_element(f.validation_errors.begin(), f.validation_errors.end());
@@ -168,6 +170,7 @@ Json to_json(const ValidationProtocolResult& result) {
     j["results"] = Json::array({{{"mean_features", result.mean_features},
                                  {"mean_error", result.mean_error},
                                  {"std_error", result.std_error},
+                                 {"mean_train_error", result.mean_train_error},
                                  {"folds", std::move(folds)}}});
     add_evaluation_outcome(j, result.status, result.seconds, false);
     j.erase("schedule");

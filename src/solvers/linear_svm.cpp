@@ -30,6 +30,7 @@
 
 #include "core/stopwatch.hpp"
 #include "solvers/labels.hpp"
+#include "solvers/linear_svm_gram.hpp"
 #include "solvers/sparse_rows.hpp"
 #include "zeronorm/core/error.hpp"
 
@@ -77,9 +78,42 @@ std::size_t uniform_below(std::mt19937_64& rng, std::size_t k) {
     return static_cast<std::size_t>(r % range);
 }
 
+LinearSvmResult train(const Dataset& data, const LinearSvmOptions& options, const Matrix* given_gram);
+
 }  // namespace
 
 LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& options) {
+    return train(data, options, nullptr);
+}
+
+namespace detail {
+
+bool linear_svm_gram_form(Index n_samples, Index n_features, const LinearSvmOptions& options) {
+    return 4 * n_samples < n_features + (options.bias_feature > 0.0 ? 1 : 0);
+}
+
+Matrix linear_svm_gram(const Matrix& X, const LinearSvmOptions& options) {
+    Matrix gram = Matrix::Zero(X.rows(), X.rows());  // one triangle by a rank update, mirrored
+    gram.selfadjointView<Eigen::Lower>().rankUpdate(X);
+    gram.triangularView<Eigen::StrictlyUpper>() = gram.transpose();
+    if (options.bias_feature > 0.0) gram.array() += options.bias_feature * options.bias_feature;
+    return gram;
+}
+
+LinearSvmResult train_linear_svm_with_gram(const Dataset& data, const LinearSvmOptions& options,
+                                           const Matrix& gram) {
+    ZN_EXPECTS_DIM(gram.rows() == data.n_samples() && gram.cols() == data.n_samples(),
+                   "train_linear_svm: the Gram matrix is " << gram.rows() << " x " << gram.cols()
+                                                           << " for " << data.n_samples()
+                                                           << " samples");
+    return train(data, options, &gram);
+}
+
+}  // namespace detail
+
+namespace {
+
+LinearSvmResult train(const Dataset& data, const LinearSvmOptions& options, const Matrix* given_gram) {
     const Stopwatch stopwatch;
     options.validate();
     data.validate();
@@ -113,6 +147,16 @@ LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& op
 
     Vector alpha = Vector::Zero(n);
     Vector w = Vector::Zero(dd);
+    // Dense data with far fewer samples than features (gene expression): the margins w.x~_j of
+    // all samples are kept up to date through the Gram matrix, O(n) per coordinate step instead
+    // of O(d) (one GEMM first); w = sum_i alpha_i y_i x~_i is formed at the end.
+    // The Gram matrix may be given (shared by the fits of a cross-validation over C).
+    const bool gram_form = sparse.empty() && detail::linear_svm_gram_form(n, d, options);
+    Matrix own_gram;
+    if (gram_form && given_gram == nullptr) own_gram = detail::linear_svm_gram(data.X, options);
+    const Matrix& gram = given_gram != nullptr ? *given_gram : own_gram;
+    Vector margin;  // w.x~_j, gram form only
+    if (gram_form) margin = Vector::Zero(n);
     std::vector<Index> index(static_cast<std::size_t>(n));
     for (Index i = 0; i < n; ++i) index[static_cast<std::size_t>(i)] = i;
     std::mt19937_64 rng(options.seed);
@@ -137,7 +181,9 @@ LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& op
             const double y_i = y(i);
             const double alpha_i = alpha(i);
             // Partial gradient, eq. (10).
-            const double w_x = sparse.empty() ? Xt.col(i).dot(w) : sparse.dot(i, w);
+            const double w_x = gram_form      ? margin(i)
+                               : sparse.empty() ? Xt.col(i).dot(w)
+                                                : sparse.dot(i, w);
             const double G = y_i * w_x - 1.0 + D_ii * alpha_i;
 
             // Projected gradient, eq. (8), and the shrinking conditions, eq. (14)-(15): a variable
@@ -177,7 +223,9 @@ LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& op
                 }
                 alpha(i) = alpha_new;
                 const double step = (alpha_new - alpha_i) * y_i;  // keep eq. (3) true
-                if (sparse.empty())
+                if (gram_form)
+                    margin.noalias() += step * gram.col(i);
+                else if (sparse.empty())
                     w.noalias() += step * Xt.col(i);
                 else
                     sparse.add_row(i, step, w);
@@ -205,6 +253,8 @@ LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& op
         if (PG_min_old >= 0.0) PG_min_old = -inf;
     }
 
+    if (gram_form) w.noalias() = Xt * (alpha.array() * y.array()).matrix();
+
     LinearSvmResult result;
     result.iterations = iter;
     result.status = status;
@@ -226,5 +276,7 @@ LinearSvmResult train_linear_svm(const Dataset& data, const LinearSvmOptions& op
     result.seconds = stopwatch.seconds();
     return result;
 }
+
+}  // namespace
 
 }  // namespace zeronorm

@@ -379,6 +379,28 @@ expect_grep select_fssvmcp_p err 'surrogate-p must be in \(0, 1\) for the power 
 run select_fssvmcp_folds select "$DATA/sonar/sonar.csv" --method fs-svmcp --cv-folds 1
 expect_rc select_fssvmcp_folds 1
 expect_grep select_fssvmcp_folds err 'cv-folds must be >= 2'
+# cv of FS-SVMCP without --features: the protocol of Rinaldi & Sciandrone 2010, sec. 5.2 (C by its
+# own inner cross-validation, its own feature count, training and test errors).
+run cv_fssvmcp cv "$DATA/colon/colon.csv" --method fs-svmcp --splits 3 --train-size 50 --log10 --standardize --seed 1 --json --quiet
+expect_rc cv_fssvmcp 0
+py cv_fssvmcp 'd["method"] == "fs-svmcp" and d["parameters"] == [] and len(d["results"][0]["folds"]) == 3'
+py cv_fssvmcp 'all(k in d["results"][0] for k in ["mean_features", "mean_error", "std_error", "mean_train_error"])'
+py cv_fssvmcp 'all(1 <= f["features"] == len(f["selected"]) < 2000 and f["chosen"]["fs_svmcp.C"] in (1e-3, 1e-2, 0.1, 1, 10, 100, 1000) and 0 <= f["train_error"] <= 0.2 for f in d["results"][0]["folds"])'
+py cv_fssvmcp 'abs(d["results"][0]["mean_features"] - sum(f["features"] for f in d["results"][0]["folds"]) / 3) < 1e-12'
+run cv_fssvmcp_fixed cv "$DATA/sonar/sonar.csv" --method fs-svmcp --folds 3 --svm-C 2 --json --quiet
+py cv_fssvmcp_fixed 'all(f["chosen"] == {"fs_svmcp.C": 2} for f in d["results"][0]["folds"])'
+run cv_fssvmcp_grid cv "$DATA/sonar/sonar.csv" --method fs-svmcp --folds 3 --lambda-grid 0.1,0.5
+expect_rc cv_fssvmcp_grid 1
+expect_grep cv_fssvmcp_grid err '--lambda-grid is not a parameter of --method fs-svmcp'
+run cv_fssvmcp_schedule cv "$DATA/sonar/sonar.csv" --method fs-svmcp --splits 2 --train-size 100 --schedule batched
+expect_rc cv_fssvmcp_schedule 1
+expect_grep cv_fssvmcp_schedule err 'runs its splits one by one'
+run cv_fssvmcp_folds cv "$DATA/sonar/sonar.csv" --method fs-svmcp --splits 2 --train-size 100 --cv-folds 1
+expect_rc cv_fssvmcp_folds 1
+expect_grep cv_fssvmcp_folds err 'cv-folds must be >= 2'
+run cv_fssvmcp_C cv "$DATA/sonar/sonar.csv" --method fs-svmcp --splits 2 --train-size 100 --C 3
+expect_rc cv_fssvmcp_C 1
+expect_grep cv_fssvmcp_C err '--C is for the SVMs of --method svm'
 # RFE with a Gaussian kernel (Lal et al. 2006, Algorithm 2): nested subsets of the asked sizes.
 run select_rfe_rbf select "$DATA/sonar/sonar.csv" --method rfe-rbf --features 10,3 --rfe-fraction 0.3 --C 10 --standardize --json --quiet
 expect_rc select_rfe_rbf 0

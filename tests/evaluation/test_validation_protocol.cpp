@@ -123,7 +123,9 @@ TEST(ValidationProtocol, ChoosesTheLowestErrorAndBreaksTiesToLargerValues) {
         const Index n = Index(folds[f].train.size());
         EXPECT_EQ(fake.calls[2 * f], std::make_pair(n - n / 2, n / 2));
         EXPECT_EQ(fake.grid_sizes[2 * f], 4u);
-        EXPECT_EQ(fake.calls[2 * f + 1], std::make_pair(n, Index(folds[f].test.size())));
+        // The final fit scores its training rows (the training error) and the test rows.
+        EXPECT_EQ(fake.calls[2 * f + 1], std::make_pair(n, n + Index(folds[f].test.size())));
+        EXPECT_EQ(r.folds[f].train_error, 0.0);
         EXPECT_EQ(fake.grid_sizes[2 * f + 1], 1u);
     }
     EXPECT_EQ(r.mean_error, 0.0);

@@ -9,12 +9,15 @@
 // Any method plugs in with its own grid through a GridFitter, which fits one training set at
 // every point of the grid at once (so a batched method solves the whole grid in one pass) and
 // returns decision values for the rows to be scored; the built-in fitters serve the registered
-// methods that find their own support (fsv, l2-l1-svm, l2-l0-svm, rlp, quadratic-fsv).
+// methods that find their own support (fsv, l2-l1-svm, l2-l0-svm, rlp, quadratic-fsv, fs-svmcp).
+// A method that chooses a parameter itself on its training set (FS-SVMCP's C, by its inner
+// cross-validation; Rinaldi & Sciandrone 2010, sec. 5.2) runs with no grid and reports its choice.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "zeronorm/core/backend.hpp"
@@ -47,6 +50,8 @@ struct GridPointFit {
     Status status = Status::Success;
     std::string message;
     std::int64_t iterations = 0;
+    // Parameters the method chose itself on (X, y), by name (FS-SVMCP: fs_svmcp.C).
+    std::vector<std::pair<std::string, double>> own_choices;
 };
 
 // Fits (X, y) (labels +-1) at every point of `grid` and scores the rows X_score; one entry per
@@ -68,6 +73,8 @@ struct ValidationFold {
     std::vector<double> validation_errors;  // per grid point (empty without parameters)
     IndexVector selected;                   // the final model's features
     double error = 0.0;                     // test error of the final model
+    double train_error = 0.0;               // its error on the split's training rows
+    std::vector<std::pair<std::string, double>> own_choices;  // the final model's (GridPointFit)
     // The final model's status, or the first non-success status of a validation fit.
     Status status = Status::Success;
     std::string message;
@@ -80,6 +87,7 @@ struct ValidationProtocolResult {
     std::vector<ValidationFold> folds;         // in the order of the folds given
     double mean_features = 0.0;                // mean of |selected| over the folds
     double mean_error = 0.0;
+    double mean_train_error = 0.0;
     double std_error = 0.0;                    // sample sd of the fold errors / sqrt(#folds)
     Status status = Status::Success;           // first non-success status of a fold
     double seconds = 0.0;
@@ -97,7 +105,7 @@ ValidationProtocolResult evaluate_validation_protocol(Backend& backend, const Da
                                                       const ValidationFoldCallback& on_fold = {});
 
 // ---- the registered methods that find their own support ----------------------------------
-// True for fsv, l2-l1-svm, l2-l0-svm, rlp and quadratic-fsv.
+// True for fsv, l2-l1-svm, l2-l0-svm, rlp, quadratic-fsv and fs-svmcp.
 bool has_validation_fitter(const std::string& method);
 // Their fitters: `base` gives every setting not on the grid (alpha, the DCA tolerance and cap,
 // the inner solvers); grid points are set by name (SelectionOptions::set_parameter), and a name
@@ -107,7 +115,8 @@ bool has_validation_fitter(const std::string& method);
 GridFitter validation_fitter(const std::string& method, const SelectionOptions& base);
 // The paper's grids (sec. 5.2.2): l2-l1-svm, l2-l0-svm: ln nu in {-5..5} x ln mu in {0..10}
 // (names dc.nu, dc.mu: ties to the larger nu, then mu); fsv, quadratic-fsv: lambda in
-// {0.05, 0.1, 0.2, ..., 0.9, 0.95} (dc.lambda); rlp: no parameters.
+// {0.05, 0.1, 0.2, ..., 0.9, 0.95} (dc.lambda); rlp: no parameters; fs-svmcp: none on the
+// grid (Rinaldi & Sciandrone 2010, sec. 5.2: C by the method's own inner cross-validation).
 ParameterGrid paper_grid(const std::string& method);
 
 }  // namespace zeronorm

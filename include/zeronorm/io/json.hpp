@@ -32,8 +32,9 @@ Json to_json(const SelectionEvaluation& result);
 // `mean_error`, `std_error`, `fold_errors`, `chosen_C`, the schedule and `batch_seconds`.
 Json to_json(const SvmEvaluation& result);
 // `parameters` (the grid's names) and `results`: one entry with `mean_features`, `mean_error`,
-// `std_error` and `folds` (per fold: `chosen` parameters by name, `features`, `selected`, test
-// `error`, the lowest `validation_error`, iterations, status, seconds).
+// `std_error`, `mean_train_error` and `folds` (per fold: `chosen` parameters by name, with those
+// the method chose itself such as FS-SVMCP's `fs_svmcp.C`, `features`, `selected`, test `error`,
+// `train_error`, the lowest `validation_error`, iterations, status, seconds).
 Json to_json(const ValidationProtocolResult& result);
 // `n_support`, `objective`, `kkt_gap`, `bias` of the trained SVM.
 Json to_json(const SvmTrainResult& result);

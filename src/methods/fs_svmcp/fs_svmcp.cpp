@@ -10,6 +10,7 @@
 
 #include "core/stopwatch.hpp"
 #include "solvers/labels.hpp"
+#include "solvers/linear_svm_gram.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/methods/dc_svm.hpp"
 
@@ -145,9 +146,18 @@ double select_linear_svm_C(const Dataset& data, const FsSvmcpOptions& options, d
     const IndexVector columns = all_indices(data.n_features());
     std::vector<Dataset> train(std::size_t(options.folds));
     std::vector<Dataset> test(std::size_t(options.folds));
+    // Far fewer samples than features: one Gram matrix of all rows serves every fold and C
+    // (the linear SVM's Gram form, linear_svm_gram.hpp).
+    const LinearSvmOptions svm = svm_options(options, options.C_grid.front());
+    Matrix gram;
+    std::vector<Matrix> train_gram(std::size_t(options.folds));  // empty: not in Gram form
     for (int k = 0; k < options.folds; ++k) {
         IndexVector in, out;
         for (Index i = 0; i < n; ++i) (fold[std::size_t(i)] == k ? out : in).push_back(i);
+        if (detail::linear_svm_gram_form(Index(in.size()), data.n_features(), svm)) {
+            if (gram.size() == 0) gram = detail::linear_svm_gram(data.X, svm);
+            train_gram[std::size_t(k)] = submatrix(gram, in, in);
+        }
         const auto labels = [&](const IndexVector& rows) {
             Vector y(Index(rows.size()));
             for (std::size_t r = 0; r < rows.size(); ++r) y[Index(r)] = data.y[rows[r]];
@@ -164,8 +174,13 @@ double select_linear_svm_C(const Dataset& data, const FsSvmcpOptions& options, d
         Index errors = 0;
         for (int k = 0; k < options.folds; ++k) {
             const Dataset& part = test[std::size_t(k)];
-            const Vector predicted =
-                train_linear_svm(train[std::size_t(k)], svm_options(options, C)).predict(part.X);
+            const Dataset& fit = train[std::size_t(k)];
+            const Matrix& fit_gram = train_gram[std::size_t(k)];
+            const LinearSvmOptions o = svm_options(options, C);
+            const Vector predicted = (fit_gram.size() > 0
+                                          ? detail::train_linear_svm_with_gram(fit, o, fit_gram)
+                                          : train_linear_svm(fit, o))
+                                         .predict(part.X);
             errors += (predicted.array() != part.y.array()).count();
         }
         if (errors < best_errors) {
