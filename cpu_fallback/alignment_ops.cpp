@@ -70,6 +70,35 @@ public:
         }
         return values;
     }
+
+    // The squared distances over the pairs i > j, summed feature by feature (free of the
+    // cancellation in |x|^2 + |z|^2 - 2 x.z), then every removal from them.
+    std::vector<double> gaussian_removal_sums(double scale, const DeviceMatrix& X_dev,
+                                              const DeviceMatrix& v_dev) override {
+        detail::check_gaussian_removal_sums(scale, X_dev, v_dev);
+        const ConstMap X = view(X_dev);
+        const auto v = view(v_dev).col(0);
+        const Index n = X.rows(), d = X.cols();
+        Matrix D = Matrix::Zero(n, n);
+        for (Index k = 0; k < d; ++k)
+            for (Index j = 0; j < n; ++j)
+                for (Index i = j + 1; i < n; ++i) {
+                    const double diff = X(i, k) - X(j, k);
+                    D(i, j) += diff * diff;
+                }
+        const double diagonal = v.squaredNorm();  // k(x, x) = 1
+        std::vector<double> out(static_cast<std::size_t>(d + 1));
+        for (Index p = 0; p <= d; ++p) {
+            double sum = 0.0;
+            for (Index j = 0; j < n; ++j)
+                for (Index i = j + 1; i < n; ++i) {
+                    const double diff = p < d ? X(i, p) - X(j, p) : 0.0;
+                    sum += v[i] * v[j] * rules::removal_kernel(scale, D(i, j), diff);
+                }
+            out[static_cast<std::size_t>(p)] = diagonal + 2.0 * sum;
+        }
+        return out;
+    }
 };
 
 }  // namespace

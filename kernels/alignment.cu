@@ -134,6 +134,39 @@ __global__ void __launch_bounds__(kThreads)
     if (threadIdx.x == 0) gradient[blockIdx.x] = -total;
 }
 
+// D (n x n): D(i, j) = sum_k (x_ik - x_jk)^2 for i > j, 0 elsewhere, summed feature by feature.
+__global__ void pair_distances_kernel(const double* X, i64 n, i64 d, double* D) {
+    const i64 total = n * n;
+    for (i64 e = global_thread(); e < total; e += grid_stride()) {
+        const i64 i = e % n, j = e / n;
+        double sum = 0.0;
+        if (i > j)
+            for (i64 k = 0; k < d; ++k) {
+                const double diff = X[i + k * n] - X[j + k * n];
+                sum += diff * diff;
+            }
+        D[e] = sum;
+    }
+}
+
+// One block per feature left out, blockIdx.x = p (p = d: none):
+// out[p] = 2 sum_{i > j} v_i v_j exp(-scale (D_ij - (x_ip - x_jp)^2)).
+__global__ void __launch_bounds__(kThreads)
+    removal_sums_kernel(const double* X, const double* v, const double* D, i64 n, i64 d,
+                        double scale, double* out) {
+    __shared__ typename SumReduce::TempStorage scratch;
+    const i64 p = blockIdx.x;
+    double sum = 0.0;
+    for (i64 e = threadIdx.x; e < n * n; e += kThreads) {
+        const i64 i = e % n, j = e / n;
+        if (i <= j) continue;
+        const double diff = p < d ? X[i + p * n] - X[j + p * n] : 0.0;
+        sum += v[i] * v[j] * rules::removal_kernel(scale, D[e], diff);
+    }
+    const double total = SumReduce(scratch).Sum(sum);
+    if (threadIdx.x == 0) out[p] = 2.0 * total;
+}
+
 }  // namespace
 
 void weight_columns(const double* X, i64 n, i64 d, const double* Theta, i64 P, double* Xt,
@@ -186,6 +219,17 @@ void chi_square_alignment_gradient(const double* X, const double* W, i64 n, i64 
     chi_square_gradient_kernel<<<static_cast<unsigned>(d * P), kThreads, 0, stream>>>(
         X, W, n, d, scale, gradient);
     ZN_CUDA_CHECK_LAUNCH("chi_square_gradient_kernel");
+}
+
+void gaussian_removal_sums(const double* X, const double* v, i64 n, i64 d, double scale,
+                           double* D, double* out, cudaStream_t stream) {
+    if (n > 0) {
+        pair_distances_kernel<<<blocks_for(n * n), kThreads, 0, stream>>>(X, n, d, D);
+        ZN_CUDA_CHECK_LAUNCH("pair_distances_kernel");
+    }
+    removal_sums_kernel<<<static_cast<unsigned>(d + 1), kThreads, 0, stream>>>(X, v, D, n, d,
+                                                                               scale, out);
+    ZN_CUDA_CHECK_LAUNCH("removal_sums_kernel");
 }
 
 }  // namespace zeronorm::cuda_detail

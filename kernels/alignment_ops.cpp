@@ -4,6 +4,8 @@
 // strided-batched GEMM for W_p X and one reduction launch for the gradients. Chi-square: the
 // pair weights, their column sums and the direct pair sums of the gradients. Only the column
 // sums (n P numbers) come back to the host, for the values.
+#include <climits>
+#include <limits>
 #include <vector>
 
 #include "core/batch_shapes.hpp"
@@ -56,6 +58,32 @@ public:
         for (Index p = 0; p < P; ++p)
             for (Index i = 0; i < n; ++i) values[std::size_t(p)] += host_sums[std::size_t(p * n + i)];
         return values;
+    }
+
+    std::vector<double> gaussian_removal_sums(double scale, const DeviceMatrix& X,
+                                              const DeviceMatrix& v) override {
+        DeviceGuard guard(b_.device());
+        detail::check_gaussian_removal_sums(scale, X, v);
+        const char* where = "gaussian_removal_sums";
+        b_.require_device_memory(X, "X", where);
+        b_.require_device_memory(v, "v", where);
+        const Index n = X.rows(), d = X.cols();
+        ZN_EXPECTS(d < INT_MAX, where << ": " << d << " features exceed one launch's blocks");
+        const std::size_t count = std::size_t(d) + 1;
+        // Poisoned: every entry must be written by the kernel.
+        std::vector<double> out(count, std::numeric_limits<double>::quiet_NaN());
+        if (n == 0) return std::vector<double>(count, 0.0);
+        DeviceBuffer<double> D(std::size_t(n) * std::size_t(n), b_.device());
+        DeviceBuffer<double> sums(count, b_.device());
+        b_.copy_to_device(sums.get(), out.data(), count);
+        cuda_detail::gaussian_removal_sums(X.data(), v.data(), n, d, scale, D.get(), sums.get(),
+                                           b_.stream());
+        b_.copy_to_host(out.data(), sums.get(), count);
+        const Vector host_v = b_.download(v).col(0);
+        b_.sync();
+        const double diagonal = host_v.squaredNorm();  // k(x, x) = 1
+        for (double& value : out) value += diagonal;
+        return out;
     }
 
 private:

@@ -103,6 +103,11 @@ void column_sums(const double* A, i64 rows, i64 cols, double* out, cudaStream_t 
 void gaussian_alignment_gradient(const double* X, const double* r, const double* M, i64 n, i64 d,
                                  i64 P, double scale, double* gradient, cudaStream_t stream);
 // gradient (d x P) of the chi-square sums from W (n x n P): the direct pair sums.
+// AlignmentOps::gaussian_removal_sums without the diagonal: D (n x n, scratch) the squared
+// distances of the pairs i > j, out[p] (d + 1 entries) = 2 sum_{i > j} v_i v_j
+// exp(-scale (D_ij - (x_ip - x_jp)^2)), p = d leaving no feature out.
+void gaussian_removal_sums(const double* X, const double* v, i64 n, i64 d, double scale,
+                           double* D, double* out, cudaStream_t stream);
 void chi_square_alignment_gradient(const double* X, const double* W, i64 n, i64 d, i64 P,
                                    double scale, double* gradient, cudaStream_t stream);
 

@@ -234,4 +234,12 @@ void check_weighted_kernel_sum_batch(const AlignmentKernelSpec& spec, const Devi
                    "weighted_kernel_sum_batch: gradient must not share storage with an input");
 }
 
+void check_gaussian_removal_sums(double scale, const DeviceMatrix& X, const DeviceMatrix& v) {
+    ZN_EXPECTS_DIM(v.rows() == X.rows() && v.cols() == 1,
+                   "gaussian_removal_sums: X is " << shape(X) << " and v " << shape(v)
+                                                  << " (need n x d and n x 1)");
+    ZN_EXPECTS(std::isfinite(scale) && scale > 0.0,
+               "gaussian_removal_sums: the kernel scale must be finite and > 0, got " << scale);
+}
+
 }  // namespace zeronorm::detail

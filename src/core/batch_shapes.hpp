@@ -72,4 +72,7 @@ void check_weighted_kernel_sum_batch(const AlignmentKernelSpec& spec, const Devi
                                      const DeviceMatrix& Y, const DeviceMatrix& Theta,
                                      const DeviceMatrix& gradient);
 
+// gaussian_removal_sums' operands: X n x d, v n x 1, the scale finite and > 0.
+void check_gaussian_removal_sums(double scale, const DeviceMatrix& X, const DeviceMatrix& v);
+
 }  // namespace zeronorm::detail

@@ -114,6 +114,13 @@ ZN_HD inline AromEntry arom_entry(double u, double top, double z, double prune_t
 // One feature's share D(x, z) of the exponent of K_theta(x, z) = exp(-sum_k theta_k D(x_k, z_k)):
 // scale (x - z)^2 for the Gaussian kernel (scale = 1 / (2 sigma^2)), scale (x - z)^2 / (x + z)
 // for the chi-square kernel (scale = rho; 0 where x + z = 0).
+// One pair's Gaussian kernel value without one feature: exp(-scale (D - diff^2)) for the pair's
+// squared distance D over all features and its difference diff in the feature left out; the
+// distance left is clamped at 0 (D - diff^2 may fall below 0 by rounding).
+ZN_HD inline double removal_kernel(double scale, double distance, double diff) {
+    return exponential_kernel(scale, distance - diff * diff);
+}
+
 ZN_HD inline double alignment_term(bool chi_square, double scale, double x, double z) {
     if (chi_square) return scale * chi2_term(x, z);
     const double d = x - z;

@@ -145,6 +145,38 @@ TEST_P(AlignmentOpsTest, RejectsBadOperands) {
     EXPECT_THROW(ops.weighted_kernel_sum_batch(p.spec, X, Y, T, aliased), InvalidArgument);
 }
 
+// Every W^2 without one feature against the reference's kernel rebuilt without it (and without
+// none, last), on random inputs of several shapes; one feature left out leaves K = 1.
+TEST_P(AlignmentOpsTest, RemovalSumsMatchKernelRebuilds) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(testing::test_seed());
+    for (const auto& [n, d] : {std::pair<Index, Index>{17, 9}, {40, 3}, {2, 25}, {1, 4}})
+        for (const double gamma : {0.05, 0.7}) {
+            SCOPED_TRACE(::testing::Message() << "n " << n << ", d " << d << ", gamma " << gamma);
+            const Matrix X = testing::random_matrix(n, d, rng, -2.0, 2.0);
+            const Vector v = testing::random_matrix(n, 1, rng);
+            const auto sums = backend->alignment().gaussian_removal_sums(
+                gamma, backend->upload(X), backend->upload(v));
+            const auto expected = reference::gaussian_removal_sums(gamma, X, v);
+            ASSERT_EQ(sums.size(), std::size_t(d + 1));
+            for (std::size_t p = 0; p < sums.size(); ++p)
+                EXPECT_NEAR(sums[p], expected[p], 1e-12 * (1 + std::abs(expected[p]))) << p;
+        }
+    const Matrix X = testing::random_matrix(6, 1, rng);
+    const Vector v = testing::random_matrix(6, 1, rng);
+    const auto one = backend->alignment().gaussian_removal_sums(0.3, backend->upload(X),
+                                                                backend->upload(v));
+    EXPECT_NEAR(one[0], v.sum() * v.sum(), 1e-12 * (1 + v.squaredNorm()));
+    AlignmentOps& ops = backend->alignment();
+    EXPECT_THROW(ops.gaussian_removal_sums(0.3, backend->upload(X), backend->upload(v.head(3))),
+                 DimensionMismatch);
+    for (const double scale : {0.0, -1.0, std::nan(""), double(INFINITY)})
+        EXPECT_THROW(ops.gaussian_removal_sums(scale, backend->upload(X), backend->upload(v)),
+                     InvalidArgument)
+            << scale;
+}
+
 ZN_INSTANTIATE_FOR_BACKENDS_AND_REFERENCE(AlignmentOpsTest);
 
 }  // namespace

@@ -1,6 +1,6 @@
-// RFE with the Gaussian kernel (Lal et al. 2006, Algorithm 2): the batched W^2_(-p) against a
-// kernel rebuilt without each feature, the ranker on a problem only a nonlinear machine solves,
-// linear RFE as the default, bad input.
+// RFE with the Gaussian kernel (Lal et al. 2006, Algorithm 2): the ranker on a problem only a
+// nonlinear machine solves, linear RFE as the default, bad input. (Its W^2_(-p) sums are
+// AlignmentOps::gaussian_removal_sums, tested against kernel rebuilds in test_alignment_ops.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,44 +18,6 @@ namespace {
 
 using testing::random_matrix;
 using testing::test_seed;
-
-// v' K v for the Gaussian kernel over the columns of X other than `skip` (-1: all).
-double direct_w2(const Matrix& X, const Vector& v, double gamma, Index skip) {
-    double sum = 0.0;
-    for (Index i = 0; i < X.rows(); ++i)
-        for (Index j = 0; j < X.rows(); ++j) {
-            double dist = 0.0;
-            for (Index p = 0; p < X.cols(); ++p)
-                if (p != skip) dist += (X(i, p) - X(j, p)) * (X(i, p) - X(j, p));
-            sum += v[i] * v[j] * std::exp(-gamma * dist);
-        }
-    return sum;
-}
-
-TEST(RfeRbf, BatchedW2MatchesKernelRebuilds) {
-    const std::uint64_t seed = test_seed();
-    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
-    std::mt19937_64 rng(seed);
-    const Matrix X = random_matrix(17, 9, rng, -2.0, 2.0);
-    const Vector v = random_matrix(17, 1, rng);
-    for (const double gamma : {0.05, 0.7}) {
-        double w2 = 0.0;
-        const Vector without = detail::rbf_w2_without_each_feature(X, v, gamma, &w2);
-        const double full = direct_w2(X, v, gamma, -1);
-        EXPECT_NEAR(w2, full, 1e-12 * (1 + std::abs(full)));
-        ASSERT_EQ(without.size(), X.cols());
-        for (Index p = 0; p < X.cols(); ++p) {
-            const double direct = direct_w2(X, v, gamma, p);
-            EXPECT_NEAR(without[p], direct, 1e-12 * (1 + std::abs(direct))) << p;
-        }
-    }
-    // One feature: without it every kernel entry is 1, so W^2_(-0) = (sum v)^2.
-    const Vector one = detail::rbf_w2_without_each_feature(X.leftCols(1), v, 0.3, nullptr);
-    EXPECT_NEAR(one[0], v.sum() * v.sum(), 1e-12 * (1 + v.squaredNorm()));
-    EXPECT_THROW(detail::rbf_w2_without_each_feature(X, v.head(3), 0.3, nullptr),
-                 DimensionMismatch);
-    EXPECT_THROW(detail::rbf_w2_without_each_feature(X, v, 0.0, nullptr), InvalidArgument);
-}
 
 // Labels by the circle x0^2 + x1^2 < 1.2: no linear function of x0, x1 separates them.
 Dataset circle_problem(Index n, Index d, std::mt19937_64& rng) {

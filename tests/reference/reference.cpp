@@ -286,4 +286,21 @@ double weighted_kernel_sum(const AlignmentKernelSpec& spec, const Matrix& X, con
     return value;
 }
 
+std::vector<double> gaussian_removal_sums(double scale, const Matrix& X, const Vector& v) {
+    const Index n = X.rows(), d = X.cols();
+    std::vector<double> out;
+    for (Index skip = 0; skip <= d; ++skip) {
+        double sum = 0.0;
+        for (Index i = 0; i < n; ++i)
+            for (Index j = 0; j < n; ++j) {
+                double distance = 0.0;
+                for (Index k = 0; k < d; ++k)
+                    if (k != skip) distance += (X(i, k) - X(j, k)) * (X(i, k) - X(j, k));
+                sum += v[i] * v[j] * std::exp(-scale * distance);
+            }
+        out.push_back(sum);
+    }
+    return out;
+}
+
 }  // namespace zeronorm::reference

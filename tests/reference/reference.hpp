@@ -85,6 +85,10 @@ AromColumn arom_update(const Vector& z, const Vector& w, bool update, double pru
 double weighted_kernel_sum(const AlignmentKernelSpec& spec, const Matrix& X, const Matrix& Y,
                            const Vector& theta, Vector& gradient);
 
+// AlignmentOps::gaussian_removal_sums by its definition: for every feature left out (and none,
+// last), the Gaussian kernel rebuilt over the other features and sum_ij v_i v_j K_ij.
+std::vector<double> gaussian_removal_sums(double scale, const Matrix& X, const Vector& v);
+
 // ---- the SVM dual --------------------------------------------------------------------------
 //   min_beta 1/2 beta'Q beta + p'beta   s.t.  y'beta = delta,  0 <= beta <= C
 // (C may be +inf). The SVM dual has Q = diag(y)(K + ridge I)diag(y), p = -1, delta = 0.

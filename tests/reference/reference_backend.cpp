@@ -186,6 +186,12 @@ public:
         overwrite(gradient, g);
         return values;
     }
+
+    std::vector<double> gaussian_removal_sums(double scale, const DeviceMatrix& X,
+                                              const DeviceMatrix& v) override {
+        detail::check_gaussian_removal_sums(scale, X, v);
+        return reference::gaussian_removal_sums(scale, host(X), host(v).col(0));
+    }
 };
 
 class ReferenceBackend final : public Backend {

@@ -13,6 +13,7 @@
 #include "methods/machine_fits.hpp"
 #include "methods/rfe/rfe.hpp"
 #include "zeronorm/core/error.hpp"
+#include "zeronorm/core/ops/alignment_ops.hpp"
 
 namespace zeronorm {
 
@@ -68,28 +69,36 @@ RadiusSolution solve_radius_qp(const Matrix& K, const Vector& start, double tole
     return out;
 }
 
-Vector kernel_derivative_sums(const Matrix& X, const Vector& sigma, R2w2Kernel kernel,
-                              double gamma, const Matrix& K, const Matrix& A) {
+Vector kernel_derivative_sums(Backend& backend, const DeviceMatrix& X, const Vector& sigma,
+                              R2w2Kernel kernel, double gamma, const Matrix& A) {
     ZN_EXPECTS_DIM(sigma.size() == X.cols() && A.rows() == X.rows() && A.cols() == X.rows(),
                    "kernel_derivative_sums: X " << X.rows() << " x " << X.cols() << ", sigma "
                                                 << sigma.size() << ", A " << A.rows() << " x "
                                                 << A.cols());
+    const Index n = X.rows();
+    const Index d = X.cols();
+    const DeviceMatrix A_dev = backend.upload(A);
     if (kernel == R2w2Kernel::Linear) {
-        // x_k'A x_k for every column k at once.
-        const Vector quadratic = X.cwiseProduct(A * X).colwise().sum().transpose();
+        // x_k'A x_k for every column k: AX, then the column dots with X.
+        DeviceMatrix AX = backend.allocate(n, d);
+        backend.gemm(false, false, 1.0, A_dev, X, 0.0, AX);
+        const Matrix x = backend.download(X);
+        const Vector quadratic = x.cwiseProduct(backend.download(AX)).colwise().sum().transpose();
         return 2.0 * sigma.cwiseProduct(quadratic);
     }
-    const Matrix M = A.cwiseProduct(K);
-    const Vector row_sums = M.rowwise().sum();
-    const Vector pairs = 2.0 * (X.cwiseAbs2().transpose() * row_sums) -
-                         2.0 * X.cwiseProduct(M * X).colwise().sum().transpose();
-    return -2.0 * gamma * sigma.cwiseProduct(pairs);
+    AlignmentKernelSpec spec;
+    spec.type = AlignmentKernel::Gaussian;
+    spec.scale = gamma;
+    const DeviceMatrix theta = backend.upload(Matrix(sigma.cwiseAbs2()));
+    DeviceMatrix gradient = backend.allocate(d, 1);
+    backend.alignment().weighted_kernel_sum_batch(spec, X, A_dev, theta, gradient);
+    return 2.0 * sigma.cwiseProduct(Vector(backend.download(gradient).col(0)));
 }
 
 R2w2Objective::R2w2Objective(Backend& backend, const Matrix& X, const Machines& machines,
                              const SelectionOptions& options, double gamma, R2w2Warm& warm)
-    : backend_(backend), X_(X), machines_(machines), options_(options), gamma_(gamma),
-      warm_(warm) {
+    : backend_(backend), X_(X), X_dev_(backend.upload(X)), machines_(machines), options_(options),
+      gamma_(gamma), warm_(warm) {
     if (warm_.svm.size() != machines.targets.size()) warm_.svm.assign(machines.targets.size(), {});
 }
 
@@ -144,7 +153,7 @@ R2w2Point R2w2Objective::evaluate(const Vector& sigma, const std::string& where)
         const Vector v = p.duals[k].beta.cwiseProduct(machines_.targets[k]);
         A.noalias() -= 0.5 * p.radius2 * (v * v.transpose());
     }
-    p.gradient = kernel_derivative_sums(X_, sigma, kind, gamma_, K, A);
+    p.gradient = kernel_derivative_sums(backend_, X_dev_, sigma, kind, gamma_, A);
     return p;
 }
 

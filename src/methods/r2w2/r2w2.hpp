@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "methods/selection_common.hpp"
+#include "zeronorm/core/backend.hpp"
 #include "zeronorm/methods/r2w2.hpp"
 
 namespace zeronorm::detail {
@@ -29,12 +30,12 @@ RadiusSolution solve_radius_qp(const Matrix& K, const Vector& start = Vector(),
                                double tolerance = 1e-12, std::int64_t max_iterations = 1'000'000);
 
 // S_k = sum_ij A_ij dK_ij / dsigma_k for every feature k, with K the kernel (options.kernel,
-// gamma) on X * diag(sigma) and A symmetric (n x n): linear 2 sigma_k x_k'A x_k; Gaussian
-// -2 gamma sigma_k sum_ij A_ij K_ij (x_ik - x_jk)^2, summed as 2 x_k^2'(M 1) - 2 x_k'M x_k with
-// M = A .* K (the pairwise sums of the Gaussian RFE's |W^2 - W^2_(-p)|, rfe_rbf.cpp, in closed
-// form). K is that kernel matrix (unused for the linear kernel).
-Vector kernel_derivative_sums(const Matrix& X, const Vector& sigma, R2w2Kernel kernel,
-                              double gamma, const Matrix& K, const Matrix& A);
+// gamma) on X * diag(sigma) and A symmetric (n x n), on the backend: linear 2 sigma_k x_k'A x_k
+// (one GEMM, column dots); Gaussian -2 gamma sigma_k sum_ij A_ij K_ij (x_ik - x_jk)^2, which is
+// 2 sigma_k times the gradient of the kernel-target alignment operation set at theta = sigma^2,
+// scale gamma, pair weights A (AlignmentOps: one n x n pass, one GEMM, column reductions).
+Vector kernel_derivative_sums(Backend& backend, const DeviceMatrix& X, const Vector& sigma,
+                              R2w2Kernel kernel, double gamma, const Matrix& A);
 
 // The bound and its gradient at one sigma: T = R^2 sum_k W^2_k over the machines, W^2_k the
 // SVM's optimal dual value (sum beta - 1/2 beta'Q beta; |w|^2 / 2 for a hard margin), R^2 on the
@@ -76,6 +77,7 @@ public:
 private:
     Backend& backend_;
     const Matrix& X_;
+    DeviceMatrix X_dev_;  // X in the backend's memory, for the gradient's pair sums
     const Machines& machines_;
     const SelectionOptions& options_;
     double gamma_;

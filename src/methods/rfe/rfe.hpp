@@ -46,12 +46,6 @@ MachineFits fit_rfe_round(Backend& backend, ColumnTracker& X, const KernelSpec& 
                           std::vector<Vector>& beta, const std::function<double()>& radius2,
                           std::int64_t round, const IndexVector& alive);
 
-// W^2 = v'Kv and, for every feature p, W^2_(-p) = v'K_(-p)v with K_(-p) the Gaussian kernel
-// exp(-gamma |x_i - x_j|^2) without feature p, v = alpha .* y: all d in one pass over the pairs,
-// K_(-p)(i, j) = exp(-gamma (D_ij - (x_ip - x_jp)^2)) with D the squared distances (O(n^2 d),
-// against O(n^2 d^2) for d kernel rebuilds). Host (Eigen) only. Returns d entries; W^2 in *w2.
-Vector rbf_w2_without_each_feature(const Matrix& X, const Vector& v, double gamma, double* w2);
-
 // RFE with the Gaussian kernel (rfe_rbf.cpp); gamma = options.rfe_gamma, or 1/d when 0.
 Ranking run_rfe_rbf(Backend& backend, const Dataset& data, const Machines& machines,
                     const SelectionOptions& options, const IndexVector& counts_desc);

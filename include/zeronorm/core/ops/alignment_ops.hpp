@@ -37,6 +37,17 @@ public:
                                                           const DeviceMatrix& Y,
                                                           const DeviceMatrix& Theta,
                                                           DeviceMatrix& gradient) = 0;
+
+    // W^2 with each feature left out of the Gaussian kernel exp(-scale |x - z|^2), for the
+    // nonlinear RFE (Lal et al. 2006, Algorithm 2): for the rows x_i of X (n x d) and v (n x 1,
+    // the dual's beta o y), entry p < d of the result is
+    //   sum_ij v_i v_j exp(-scale sum_{k != p} (x_ik - x_jk)^2)
+    // and entry d the same sum over every feature. One pass over the pairs for the squared
+    // distances D_ij, one for all d removals (exp(-scale (D_ij - (x_ip - x_jp)^2)), the
+    // difference clamped at 0 against rounding): O(n^2 d), where d kernel rebuilds cost
+    // O(n^2 d^2). Returns d + 1 values.
+    virtual std::vector<double> gaussian_removal_sums(double scale, const DeviceMatrix& X,
+                                                      const DeviceMatrix& v) = 0;
 };
 
 }  // namespace zeronorm
