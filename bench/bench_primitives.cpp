@@ -1,11 +1,14 @@
 // Backend primitives under Google Benchmark: Gram matrices (GFLOP/s), kernel matrices and SMO
-// on microarray-sized problems, for every backend present. GPU timings include a device
+// on microarray-sized problems, the kernel-target alignment gradients (batches of weight
+// vectors) and the Gaussian RFE's W^2 without each feature (against d kernel rebuilds), for
+// every backend present. GPU timings include a device
 // synchronisation (download of the result) inside the timed region.
 #include <benchmark/benchmark.h>
 
 #include <random>
 
 #include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/ops/alignment_ops.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
 
 using namespace zeronorm;
@@ -75,6 +78,67 @@ void BM_SmoLinear(benchmark::State& state, BackendKind kind) {
     state.counters["smo_iterations"] = double(iterations);
 }
 
+// The alignment sums and gradients of P weight vectors at once (n points, d features): what
+// one L-BFGS-B evaluation of the kernel-target alignment DCA costs, P = 1, or a validation grid's
+// worth, P = 110.
+void BM_AlignmentGradient(benchmark::State& state, BackendKind kind) {
+    if (!available(kind)) {
+        state.SkipWithError("no CUDA device");
+        return;
+    }
+    auto backend = make_backend(kind);
+    const Index n = state.range(0), d = state.range(1), P = state.range(2);
+    const DeviceMatrix X = backend->upload(random_matrix(n, d, 3));
+    const Matrix y = random_matrix(n, 1, 4);
+    const DeviceMatrix Y = backend->upload(y * y.transpose());
+    const DeviceMatrix Theta = backend->upload(Matrix::Constant(d, P, 0.5));
+    DeviceMatrix gradient = backend->allocate(d, P);
+    AlignmentKernelSpec spec;
+    spec.scale = 2.0 / double(d);  // sigma = sqrt(d) / 2
+    for (auto _ : state) {
+        const std::vector<double> values =
+            backend->alignment().weighted_kernel_sum_batch(spec, X, Y, Theta, gradient);
+        benchmark::DoNotOptimize(values.data());
+    }
+}
+
+// W^2_(-p) for every feature p: the one-pass operation, and (Rebuild) d Gaussian kernels rebuilt
+// without one feature each, v'K_(-p)v.
+void BM_RemovalSums(benchmark::State& state, BackendKind kind, bool rebuild) {
+    if (!available(kind)) {
+        state.SkipWithError("no CUDA device");
+        return;
+    }
+    auto backend = make_backend(kind);
+    const Index n = state.range(0), d = state.range(1);
+    const Matrix Xh = random_matrix(n, d, 5);
+    const Vector v = random_matrix(n, 1, 6);
+    const DeviceMatrix X = backend->upload(Xh);
+    const DeviceMatrix v_dev = backend->upload(v);
+    const double gamma = 1.0 / double(d);
+    KernelSpec rbf;
+    rbf.type = KernelType::Rbf;
+    rbf.gamma = gamma;
+    for (auto _ : state) {
+        if (!rebuild) {
+            const std::vector<double> sums =
+                backend->alignment().gaussian_removal_sums(gamma, X, v_dev);
+            benchmark::DoNotOptimize(sums.data());
+            continue;
+        }
+        double total = 0.0;
+        for (Index p = 0; p < d; ++p) {
+            IndexVector others;
+            for (Index k = 0; k < d; ++k)
+                if (k != p) others.push_back(k);
+            const DeviceMatrix Xp = backend->select_columns(X, others);
+            const Matrix K = backend->download(backend->kernel_matrix(rbf, Xp, Xp));
+            total += v.dot(K * v);
+        }
+        benchmark::DoNotOptimize(total);
+    }
+}
+
 void register_all() {
     for (BackendKind kind : {BackendKind::Cpu, BackendKind::Cuda}) {
         if (kind == BackendKind::Cuda && !cuda_compiled()) continue;
@@ -87,6 +151,14 @@ void register_all() {
         gram->Unit(benchmark::kMillisecond);
         benchmark::RegisterBenchmark(("SmoLinearHardMargin/" + tag).c_str(), BM_SmoLinear, kind)
             ->Args({50, 2000})->Args({500, 2000})->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("AlignmentGradient/" + tag).c_str(), BM_AlignmentGradient,
+                                     kind)
+            ->Args({62, 2000, 1})->Args({700, 166, 1})->Args({62, 2000, 110})
+            ->Args({700, 166, 110})->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("RemovalSums/" + tag).c_str(), BM_RemovalSums, kind, false)
+            ->Args({100, 2000})->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("RemovalRebuilds/" + tag).c_str(), BM_RemovalSums, kind, true)
+            ->Args({100, 2000})->Iterations(1)->Unit(benchmark::kMillisecond);
     }
 }
 
