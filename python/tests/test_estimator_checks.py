@@ -11,6 +11,7 @@ ESTIMATORS = [
     zn.RFE(ridge=1e-3),
     zn.CORR(),
     zn.FSV(),
+    zn.QuadraticFSV(lam=0.2),
     zn.L2L1SVM(),
     zn.L2L0SVM(),
     zn.RLP(),

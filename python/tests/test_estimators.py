@@ -243,3 +243,22 @@ def test_verbose_logs_and_never_prints(problem, caplog, capfd):
     assert len([r for r in caplog.records if r.name == "zeronorm"]) == 1
     out, err = capfd.readouterr()
     assert out == "" and err == ""
+
+
+def test_quadratic_fsv_finds_the_features_of_a_product():
+    """A class given by the sign of x0 * x1 (no linear rule explains it): quadratic FSV keeps
+    features 0 and 1, ranked first, and its v bounds are the scores."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 6))
+    y = np.where(X[:, 0] * X[:, 1] >= 0, 1, -1)
+    est = zn.QuadraticFSV(lam=0.05).fit(X, y)
+    assert {0, 1} <= set(est.get_support(indices=True))
+    assert set(np.flatnonzero(est.ranking_ <= 2)) == {0, 1}
+    assert est.n_iter_ >= 1
+
+
+def test_quadratic_fsv_refuses_too_many_monomials():
+    X = np.random.default_rng(0).normal(size=(20, 200))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    with pytest.raises(zn.InvalidArgument, match="200 features give 20300 quadratic monomials"):
+        zn.QuadraticFSV().fit(X, y)

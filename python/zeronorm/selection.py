@@ -354,3 +354,15 @@ class R2W2(RFE):
                 "r2w2.radius": str(self.radius), "r2w2.iterations": int(self.max_iter),
                 "r2w2.step": float(self.descent_step),
                 "r2w2.tolerance": float(self.descent_tol)}
+
+
+class QuadraticFSV(FSV):
+    """Quadratic FSV (Neumann et al. 2005 eq. (9), sec. 4.2.3): FSV on the quadratic monomials
+    x_j and x_j x_k of the features, with one bound v_j per original feature on every monomial
+    containing it, so that the penalty counts original features; successive vertex LPs (DCA).
+    The features are ranked by v_j; the final classifier is the linear SVM on the selected
+    original features (as for FSV). Problems whose LP would exceed the library's monomial limit
+    are refused with their size (d(d+3)/2 monomials: about 60 features)."""
+
+    def _method(self):
+        return "quadratic-fsv"

@@ -441,6 +441,7 @@ TEST(QuadraticFsv, SelectsTheFeaturesOfAProductAndBoundsTheirMonomials) {
     o.lambda = 0.05;
     const DcResult r = train_quadratic_fsv(data.X, data.y, o);
     ASSERT_TRUE(r.converged()) << r.message;
+    expect_non_increasing(r, 1e-6);
     ASSERT_EQ(r.w.size(), 20);
     ASSERT_EQ(r.feature_bounds.size(), 5);
     // Features 0 and 1 are kept; every monomial containing a dropped feature has weight zero,

@@ -171,6 +171,40 @@ void finish_all(std::vector<DcResult>& rs, const DcOptions& options, double seco
 // Smallest relative decrease of the FSV LP that counts as a move (its tolerances are 1e-7).
 constexpr double kLpDescent = 1e-8;
 
+// The linearised costs of an LP step, with those the LP cannot tell from zero set to zero: a
+// feature whose v grew large gets alpha e^{-alpha v} far below the simplex's dual (reduced-cost)
+// tolerance (2e-27 after one step is common), which leaves its columns numerically free; CLP
+// then wanders along them (|w| ~ 1e17) and stops at a point it calls optimal whose objective is
+// many orders above the current iterate's. Relative to the largest cost of the LP (the hinge's
+// `loss_cost` or a feature's), the change to the LP is below its own accuracy.
+Vector lp_feature_costs(const Vector& v, double alpha, double lambda, double loss_cost,
+                        const LpOptions& lp) {
+    Vector costs = linearised_costs(v, alpha, lambda);
+    const double floor = lp.dual_tolerance * std::max(loss_cost, costs.maxCoeff());
+    for (Index j = 0; j < costs.size(); ++j)
+        if (costs[j] < floor) costs[j] = 0.0;
+    return costs;
+}
+
+// How an LP step of the DCA ends, from the convex model (the LP's objective, linearised at the
+// current iterate) at the LP's point and at the current iterate, which is feasible for the LP:
+// no descent beyond the LP's accuracy stops the DCA (the SLA's rule), and a point worse than
+// the current iterate (an inaccurate solve) is not taken, so the objective never increases
+// (DCA: f(x_{k+1}) <= model_k(x_{k+1}) <= model_k(x_k) = f(x_k)).
+struct LpStepJudgement {
+    bool take = true;
+    bool stationary = false;
+};
+LpStepJudgement judge_lp_step(bool first, double model_new, double model_current,
+                              double lp_objective) {
+    LpStepJudgement j;
+    if (first) return j;
+    const double accuracy = kLpDescent * (1.0 + std::abs(lp_objective));
+    j.stationary = model_new >= model_current - accuracy;
+    j.take = model_new <= model_current + accuracy;
+    return j;
+}
+
 std::vector<DcResult> train_fsv_grid(const Matrix& X, const Vector& y,
                                      const std::vector<double>& lambdas,
                                      const DcOptions& options) {
@@ -201,7 +235,8 @@ std::vector<DcResult> train_fsv_grid(const Matrix& X, const Vector& y,
         std::vector<StepOutcome> outcomes;
         for (const std::size_t p : active) {
             DcResult& r = rs[p];
-            lps[p].feature_costs = linearised_costs(V.col(Index(p)), options.alpha, lambdas[p]);
+            lps[p].feature_costs = lp_feature_costs(V.col(Index(p)), options.alpha, lambdas[p],
+                                                    lps[p].C * s.maxCoeff(), options.lp);
             const LpSvmResult sol = train_l1_svm(X, y, lps[p]);
             r.inner_iterations += sol.iterations;
             if (!sol.optimal()) {
@@ -214,13 +249,14 @@ std::vector<DcResult> train_fsv_grid(const Matrix& X, const Vector& y,
             // with v changing by O(1): so also stop, as the SLA does, when the new vertex does
             // not improve the LP over the previous iterate (feasible for it) beyond the LP's
             // accuracy.
-            const bool stationary =
-                r.iterations > 0 &&
-                lp_objective(p, sol.w, sol.b) >=
-                    lp_objective(p, r.w, r.b) - kLpDescent * (1.0 + std::abs(sol.objective));
-            r.w = sol.w;
-            r.b = sol.b;
-            outcomes.push_back(stationary ? StepOutcome::Stationary : StepOutcome::Moved);
+            const LpStepJudgement judged =
+                judge_lp_step(r.iterations == 0, lp_objective(p, sol.w, sol.b),
+                              r.iterations == 0 ? 0.0 : lp_objective(p, r.w, r.b), sol.objective);
+            if (judged.take) {
+                r.w = sol.w;
+                r.b = sol.b;
+            }
+            outcomes.push_back(judged.stationary ? StepOutcome::Stationary : StepOutcome::Moved);
         }
         return outcomes;
     };
@@ -339,7 +375,8 @@ std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
         std::vector<StepOutcome> outcomes;
         for (const std::size_t p : active) {
             DcResult& r = rs[p];
-            costs[p] = linearised_costs(V.col(Index(p)), options.alpha, lambdas[p]);
+            costs[p] = lp_feature_costs(V.col(Index(p)), options.alpha, lambdas[p],
+                                        (1.0 - lambdas[p]) / double(n), options.lp);
             lp.c = Vector::Zero(v0 + d);
             lp.c.segment(xi0, n).setConstant((1.0 - lambdas[p]) / double(n));
             lp.c.tail(d) = costs[p];
@@ -353,13 +390,14 @@ std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
             }
             const Vector w = sol.x.head(m);
             const double b = sol.x[b_col];
-            const bool stationary =
-                r.iterations > 0 && lp_objective(p, w, b) >= lp_objective(p, r.w, r.b) -
-                                                                 kLpDescent *
-                                                                     (1.0 + std::abs(sol.objective));
-            r.w = w;
-            r.b = b;
-            outcomes.push_back(stationary ? StepOutcome::Stationary : StepOutcome::Moved);
+            const LpStepJudgement judged =
+                judge_lp_step(r.iterations == 0, lp_objective(p, w, b),
+                              r.iterations == 0 ? 0.0 : lp_objective(p, r.w, r.b), sol.objective);
+            if (judged.take) {
+                r.w = w;
+                r.b = b;
+            }
+            outcomes.push_back(judged.stationary ? StepOutcome::Stationary : StepOutcome::Moved);
         }
         return outcomes;
     };
