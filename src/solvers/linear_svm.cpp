@@ -116,7 +116,9 @@ namespace {
 LinearSvmResult train(const Dataset& data, const LinearSvmOptions& options, const Matrix* given_gram) {
     const Stopwatch stopwatch;
     options.validate();
-    data.validate();
+    // A given Gram matrix comes with rows of data its caller has validated (a cross-validation
+    // over C fits the same rows many times): no second pass over them.
+    if (given_gram == nullptr) data.validate();
     const Index n = data.n_samples();
     const Index d = data.n_features();
     ZN_EXPECTS_DIM(data.y.size() == n,
@@ -133,17 +135,20 @@ LinearSvmResult train(const Dataset& data, const LinearSvmOptions& options, cons
     const double inf = std::numeric_limits<double>::infinity();
     const bool shrinking = options.shrinking;
 
-    // Samples as contiguous columns of x~ (dd x n): each coordinate step reads one of them.
-    Matrix Xt(dd, n);
-    Xt.topRows(d) = data.X.transpose();
-    if (use_bias) Xt.row(d).setConstant(options.bias_feature);
+    // Samples as contiguous columns of x~ (dd x n): each coordinate step reads one of them. With
+    // a given Gram matrix the steps read only it (the Gram form): no copy, no sparsity scan.
+    const bool given = given_gram != nullptr;
+    Matrix Xt;
+    if (!given) {
+        Xt.resize(dd, n);
+        Xt.topRows(d) = data.X.transpose();
+        if (use_bias) Xt.row(d).setConstant(options.bias_feature);
+    }
     const Vector& y = data.y;
     // Mostly-zero data: the coordinate steps read only the non-zeros of x~_i.
-    const detail::SparseRows sparse = detail::SparseRows::of_columns(Xt);
+    const detail::SparseRows sparse =
+        given ? detail::SparseRows() : detail::SparseRows::of_columns(Xt);
 
-    // Q_bar_ii = x~_i.x~_i + D_ii (eq. (6)).
-    Vector Q_bar_ii = Xt.colwise().squaredNorm().transpose();
-    Q_bar_ii.array() += D_ii;
 
     Vector alpha = Vector::Zero(n);
     Vector w = Vector::Zero(dd);
@@ -151,10 +156,15 @@ LinearSvmResult train(const Dataset& data, const LinearSvmOptions& options, cons
     // all samples are kept up to date through the Gram matrix, O(n) per coordinate step instead
     // of O(d) (one GEMM first); w = sum_i alpha_i y_i x~_i is formed at the end.
     // The Gram matrix may be given (shared by the fits of a cross-validation over C).
-    const bool gram_form = sparse.empty() && detail::linear_svm_gram_form(n, d, options);
+    const bool gram_form =
+        given || (sparse.empty() && detail::linear_svm_gram_form(n, d, options));
     Matrix own_gram;
-    if (gram_form && given_gram == nullptr) own_gram = detail::linear_svm_gram(data.X, options);
-    const Matrix& gram = given_gram != nullptr ? *given_gram : own_gram;
+    if (gram_form && !given) own_gram = detail::linear_svm_gram(data.X, options);
+    const Matrix& gram = given ? *given_gram : own_gram;
+    // Q_bar_ii = x~_i.x~_i + D_ii (eq. (6)), from the Gram matrix in the Gram form.
+    Vector Q_bar_ii = gram_form ? Vector(gram.diagonal())
+                                : Vector(Xt.colwise().squaredNorm().transpose());
+    Q_bar_ii.array() += D_ii;
     Vector margin;  // w.x~_j, gram form only
     if (gram_form) margin = Vector::Zero(n);
     std::vector<Index> index(static_cast<std::size_t>(n));
@@ -253,7 +263,11 @@ LinearSvmResult train(const Dataset& data, const LinearSvmOptions& options, cons
         if (PG_min_old >= 0.0) PG_min_old = -inf;
     }
 
-    if (gram_form) w.noalias() = Xt * (alpha.array() * y.array()).matrix();
+    if (gram_form) {  // w = sum_i alpha_i y_i x~_i
+        const Vector coef = alpha.cwiseProduct(y);
+        w.head(d).noalias() = data.X.transpose() * coef;
+        if (use_bias) w[d] = options.bias_feature * coef.sum();
+    }
 
     LinearSvmResult result;
     result.iterations = iter;
@@ -261,7 +275,12 @@ LinearSvmResult train(const Dataset& data, const LinearSvmOptions& options, cons
 
     const double w_sq = w.squaredNorm();
     double loss_sum = 0.0;
-    const Vector margins = (w.transpose() * Xt).transpose();  // w.x~_i
+    // w.x~_i: in the Gram form from the Gram matrix, else from the data.
+    Vector margins;
+    if (gram_form)
+        margins = gram * alpha.cwiseProduct(y);
+    else
+        margins = (w.transpose() * Xt).transpose();
     for (Index i = 0; i < n; ++i) {
         const double xi = std::max(0.0, 1.0 - y(i) * margins(i));
         loss_sum += l1_loss ? xi : xi * xi;

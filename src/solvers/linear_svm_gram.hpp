@@ -14,8 +14,9 @@ bool linear_svm_gram_form(Index n_samples, Index n_features, const LinearSvmOpti
 // x~_i . x~_j for the rows of X (bias_feature^2 added when options has a bias).
 Matrix linear_svm_gram(const Matrix& X, const LinearSvmOptions& options);
 
-// train_linear_svm with `gram` = linear_svm_gram(data.X, options) computed by the caller (used
-// only where the Gram form applies: dense data, linear_svm_gram_form).
+// train_linear_svm with `gram` = linear_svm_gram(data.X, options) computed by the caller, always
+// in the Gram form (meant for dense data, linear_svm_gram_form). The caller has validated
+// `data` (it is not scanned again: a cross-validation fits the same rows many times).
 LinearSvmResult train_linear_svm_with_gram(const Dataset& data, const LinearSvmOptions& options,
                                            const Matrix& gram);
 
