@@ -7,6 +7,10 @@
 // Methods: SVM on all features, CORR SVM, RFE SVM, l2-AROM SVM, l1-AROM SVM, and by name any other
 // registered ranker (--methods ...,r2w2: R2W2 with the linear kernel, the same C and ridge as RFE,
 // one feature removed per round, R^2 exact or by the variance, --r2w2-radius).
+// --methods ...,fsv: FSV (Problem 2) by the library's DCA of vertex LPs (train_fsv, alpha = 5,
+// the mean hinge weighted 1 - lambda for the paper's hard margin, --fsv-lambda, default 1e-3),
+// with the paper's rule for exactly r features: the last DCA iterate before |w|_0 <= r, its r
+// largest |w_j| (the first iterate when it already has <= r).
 // l1-AROM solves the hard-margin LP of Problem 7 inside (C = inf; the ridge
 // is a kernel-diagonal term and does not enter the LP). Every final classifier is a linear SVM
 // with C = infinity (sec. 4.5: "the so-called soft margin parameter C, which we left fixed to
@@ -20,13 +24,14 @@
 // Usage: repro_table1 [--trials 100] [--test 500] [--sizes 10,20,30] [--seed 1]
 //                     [--ridge 1e-4] [--final-ridge 1e-4] [--scale train|pooled]
 //                     [--methods svm,corr,rfe,l2-arom,l1-arom] [--csv out.csv] [--balanced]
-//                     [--time] [--r2w2-radius exact|variance]
+//                     [--time] [--r2w2-radius exact|variance] [--fsv-lambda 1e-3]
 // --scale train standardises with the training set's mean and sd (applied to the test set too);
 // pooled with those of training and test set together. --balanced draws training sets with n/2
 // points per class instead of labels at random. --time also prints, on stderr, each method's total
 // seconds over all trials and sizes (selection, final SVM and test predictions; not the data
 // generation or standardisation) and the wall time of the whole trial loop.
 // Output: a Markdown table on stdout (and per-trial rows in the CSV file when asked).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -46,6 +51,7 @@
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/preprocess.hpp"
+#include "zeronorm/methods/dc_svm.hpp"
 #include "zeronorm/methods/selection.hpp"
 #include "zeronorm/solvers/svm.hpp"
 
@@ -66,6 +72,7 @@ struct Config {
     bool balanced = false;  // training sets with n/2 points of each class
     bool time = false;      // totals in seconds on stderr
     std::string r2w2_radius = "exact";
+    double fsv_lambda = 1e-3;
 };
 
 Config parse(int argc, char** argv) {
@@ -89,6 +96,8 @@ Config parse(int argc, char** argv) {
     app.add_option("--r2w2-radius", c.r2w2_radius, "R^2 of r2w2: exact or variance")
         ->check(CLI::IsMember({"exact", "variance"}))
         ->capture_default_str();
+    app.add_option("--fsv-lambda", c.fsv_lambda, "Weight lambda of FSV's feature penalty")
+        ->capture_default_str();
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -105,6 +114,47 @@ zn::Dataset draw_training(zn::Index n, bool balanced, std::mt19937_64& rng) {
         const zn::Index positives = (d.y.array() > 0).count();
         if (balanced ? positives == n / 2 : positives > 0 && positives < n) return d;
     }
+}
+
+// FSV's r features by Weston et al.'s rule (sec. 4.5): "stop at the last iteration before the
+// constraint |w|_0 <= r is satisfied and choose the r largest elements of w". The DCA is
+// deterministic, so iterate k is a rerun capped at k steps.
+zn::IndexVector fsv_features(const zn::Dataset& train, zn::Index r, double lambda) {
+    zn::DcOptions o;
+    o.lambda = lambda;
+    const zn::DcResult full = zn::train_fsv(train.X, train.y, o);
+    std::int64_t k = full.iterations;  // no iterate reaches <= r: the last one
+    for (std::size_t t = 0; t < full.trace.size(); ++t)
+        if (full.trace[t].nonzeros <= r) {
+            k = std::max<std::int64_t>(1, std::int64_t(t));
+            break;
+        }
+    zn::DcResult chosen = full;
+    if (k != full.iterations) {
+        o.max_iterations = k;
+        chosen = zn::train_fsv(train.X, train.y, o);
+    }
+    zn::IndexVector support = zn::ranked_support(chosen.w, o.support_threshold);
+    if (zn::Index(support.size()) > r) support.resize(std::size_t(r));
+    return support;
+}
+
+// A linear SVM with C = inf and the ridge on the columns `selected` of train; its test error.
+double subset_svm_error(zn::Backend& backend, const zn::Dataset& train, const zn::Dataset& test,
+                        const zn::IndexVector& selected, double ridge) {
+    const auto columns = [&](const zn::Matrix& X) {
+        zn::Matrix out(X.rows(), zn::Index(selected.size()));
+        for (std::size_t k = 0; k < selected.size(); ++k) out.col(zn::Index(k)) = X.col(selected[k]);
+        return out;
+    };
+    zn::Dataset sub;
+    sub.X = columns(train.X);
+    sub.y = train.y;
+    zn::SvmOptions svm;
+    svm.smo.ridge = ridge;
+    svm.smo.C = std::numeric_limits<double>::infinity();
+    const auto trained = zn::train_svm(backend, sub, svm);
+    return zn::error_rate(trained.model.predict(backend, columns(test.X)), test.y);
 }
 
 struct Tally {
@@ -150,6 +200,9 @@ int main(int argc, char** argv) try {
                     svm.smo.C = cfg.final_ridge > 0 ? std::numeric_limits<double>::infinity() : 1e8;
                     const auto trained = zn::train_svm(*backend, train, svm);
                     error = zn::error_rate(trained.model.predict(*backend, test.X), test.y);
+                } else if (method == "fsv") {
+                    selected = fsv_features(train, 2, cfg.fsv_lambda);
+                    error = subset_svm_error(*backend, train, test, selected, cfg.final_ridge);
                 } else {
                     zn::SelectionOptions opt;
                     opt.method = method;
@@ -222,6 +275,7 @@ int main(int argc, char** argv) try {
     std::cout << "\ntrials " << cfg.trials << ", test " << cfg.test_size << ", seed " << cfg.seed
               << ", ridge " << cfg.ridge << ", final_ridge " << cfg.final_ridge << ", scale "
               << cfg.scale << (cfg.balanced ? ", balanced classes" : ", labels at random")
+              << ", fsv_lambda " << cfg.fsv_lambda
               << "; cells: mean test error ± standard error (trials choosing two "
               << "relevant non-redundant features) [mean seconds per trial]\n";
     return 0;
