@@ -52,6 +52,11 @@ Json to_json(const SelectionResult& result, const std::vector<std::string>& feat
         o["selected"] = index_list(s.selected);
         o["weights"] = value_list(s.weights);
         o["classifier_status"] = to_string(s.classifier_status);
+        // A kernel classifier (kta's SVM without bias): its kernel and support vectors.
+        if (!s.classifiers.empty() && s.classifiers.front().kernel.type != KernelType::Linear) {
+            o["kernel"] = to_string(s.classifiers.front().kernel.type);
+            o["support_vectors"] = s.classifiers.front().n_support();
+        }
         if (!s.classifier_message.empty()) o["classifier_message"] = s.classifier_message;
         subsets.push_back(std::move(o));
     }
