@@ -166,6 +166,7 @@ Json to_json(const ValidationProtocolResult& result) {
                 *std::min_element(f.validation_errors.begin(), f.validation_errors.end());
         add_outcome(o, f.iterations, f.status, f.seconds);
         if (!f.message.empty()) o["message"] = f.message;
+        if (f.support_vectors >= 0) o["support_vectors"] = f.support_vectors;
         folds.push_back(std::move(o));
     }
     Json j;
@@ -173,7 +174,10 @@ Json to_json(const ValidationProtocolResult& result) {
     j["results"] = Json::array({{{"mean_features", result.mean_features},
                                  {"mean_error", result.mean_error},
                                  {"std_error", result.std_error},
+                                 {"mean_iterations", result.mean_iterations},
                                  {"folds", std::move(folds)}}});
+    if (result.mean_support_vectors >= 0.0)
+        j["results"][0]["mean_support_vectors"] = result.mean_support_vectors;
     add_evaluation_outcome(j, result.status, result.seconds, false);
     j.erase("schedule");
     return j;
