@@ -10,6 +10,7 @@
 #include "support/random.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/methods/kta.hpp"
+#include "zeronorm/evaluation/evaluation.hpp"
 #include "zeronorm/methods/selection.hpp"
 
 namespace zeronorm {
@@ -237,6 +238,42 @@ TEST(Kta, FinalClassifierIsTheSvmWithoutBiasOnKTheta) {
                             kernel_theta(data.X.row(i), fresh.X.row(t), theta, o, r.sigma);
             EXPECT_NEAR(f[t], expected, 1e-9 * (1.0 + std::abs(expected)));
         }
+    }
+}
+
+// The feature-count evaluation tests kta's own classifier: with the chi-square kernel its inputs
+// are the selected columns scaled by theta, so the split's error is that of KtaClassifier.
+TEST(Kta, EvaluationTestsTheChiSquareClassifierOnScaledColumns) {
+    std::mt19937_64 rng(5);
+    auto backend = make_cpu_backend();
+    const Dataset data = informative(90, 5, 0.4, true, rng);  // overlapping: many errors
+    SelectionEvaluationOptions o;
+    o.standardize = false;  // the chi-square kernel needs the nonnegative values
+    o.selection.method = SelectionMethod::Kta;
+    o.selection.feature_counts = {5};  // all that kta keeps
+    o.selection.set_parameter("kta.kernel", "chi2");
+    o.selection.set_parameter("kta.rho", "8");  // wide distances: theta stays inside (0, 1)
+    o.selection.set_parameter("kta.svm_lambda", "0.1");
+    const std::vector<Fold> folds = stratified_kfold(data.y, 3, 1);
+    const SelectionEvaluation e = evaluate_selection(*backend, data, folds, o);
+    for (std::size_t f = 0; f < folds.size(); ++f) {
+        Dataset train, test;
+        train.X = data.X(folds[f].train, Eigen::all);
+        train.y = data.y(folds[f].train);
+        test.X = data.X(folds[f].test, Eigen::all);
+        test.y = data.y(folds[f].test);
+        const SelectionResult r = select_features(*backend, train, o.selection);
+        ASSERT_FALSE(r.subsets[0].column_scale.size() == 0);
+        KtaOptions kta = o.selection.kta;
+        const KtaResult fit = train_kta(*backend, train.X, train.y, kta);
+        const KtaClassifier c = train_kta_classifier(*backend, train.X, train.y, fit.theta,
+                                                     fit.selected, fit.sigma, kta,
+                                                     o.selection.final_smo);
+        const Vector f_test = c.decision_function(*backend, test.X);
+        Index wrong = 0;
+        for (Index i = 0; i < test.y.size(); ++i)
+            wrong += ((f_test[i] >= 0 ? 1.0 : -1.0) != test.y[i]) ? 1 : 0;
+        EXPECT_DOUBLE_EQ(e.splits[f].errors[0], double(wrong) / double(test.y.size())) << f;
     }
 }
 
