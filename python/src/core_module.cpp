@@ -188,6 +188,11 @@ nb::dict subset_dict(FeatureSubset s) {
     d["bias"] = bias;
     d["classifier_status"] = to_string(s.classifier_status);
     d["classifier_message"] = s.classifier_message;
+    // A kernel classifier's support vectors (kta's SVM without bias); -1 for a linear one.
+    d["support_vectors"] = std::int64_t(
+        s.classifiers.size() == 1 && s.classifiers.front().kernel.type != KernelType::Linear
+            ? s.classifiers.front().n_support()
+            : -1);
     return d;
 }
 

@@ -38,3 +38,9 @@ def test_sklearn_compatible(estimator, check):
                           zn.R2W2(kernel="rbf", radius="variance", step=0.5, ridge=1e-3)])
 def test_r2w2_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# Kernel-target alignment, Gaussian, with the paper's penalty weight 0 and 0.3.
+@parametrize_with_checks([zn.KTA(), zn.KTA(lam=0.3)])
+def test_kta_sklearn_compatible(estimator, check):
+    check(estimator)

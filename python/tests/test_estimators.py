@@ -262,3 +262,26 @@ def test_quadratic_fsv_refuses_too_many_monomials():
     y = np.where(X[:, 0] > 0, 1, -1)
     with pytest.raises(zn.InvalidArgument, match="200 features give 20300 quadratic monomials"):
         zn.QuadraticFSV().fit(X, y)
+
+
+def test_kta_selects_by_theta_with_its_kernel_svm(problem):
+    X, y = problem
+    kta = zn.KTA(lam=0.3).fit(X, y)
+    selected = kta.get_support(indices=True)
+    assert 1 <= len(selected) < X.shape[1]
+    assert np.all(kta.theta_[selected] > 1e-2)
+    assert np.all((kta.theta_ >= 0) & (kta.theta_ <= 1))
+    assert set(selected) & {0, 1, 2}
+    assert 0 < kta.n_support_ <= X.shape[0]
+    assert kta.n_iter_ >= 1
+    # More penalty, no more features; n_features_to_select caps the count.
+    assert len(zn.KTA(lam=0.9).fit(X, y).get_support(indices=True)) <= len(selected)
+    assert len(zn.KTA(1).fit(X, y).get_support(indices=True)) == 1
+    with pytest.raises(ValueError, match="chi-square|negative"):
+        zn.KTA(kernel="chi2").fit(X, y)
+    with pytest.raises(ValueError, match="svm.lambda"):
+        zn.KTA(svm_lam=1.0).fit(X, y)
+    with pytest.raises(ValueError, match="lambda"):
+        zn.KTA(lam=1.0).fit(X, y)
+    kta_chi2 = zn.KTA(kernel="chi2", rho=0.5).fit(np.abs(X), y)
+    assert kta_chi2.n_support_ > 0

@@ -1,8 +1,9 @@
 """zeronorm: sparse SVMs by approximate zero-norm minimisation, as scikit-learn estimators.
 
 Feature selectors: :class:`AROM` (Weston et al. 2003), :class:`RFE` (Guyon et al. 2002),
-:class:`CORR`, and the DC-programming family of Neumann, Schnoerr & Steidl (2005) :class:`FSV`, :class:`QuadraticFSV`,
-:class:`L2L1SVM`, :class:`L2L0SVM`, :class:`RLP`, and :class:`FSSVMCP` (Rinaldi & Sciandrone 2010).
+:class:`CORR`, and the DC-programming family of Neumann, Schnoerr & Steidl (2005) :class:`FSV`,
+:class:`QuadraticFSV`, :class:`L2L1SVM`, :class:`L2L0SVM`, :class:`RLP`, :class:`KTA` (kernel-target
+alignment), and :class:`FSSVMCP` (Rinaldi & Sciandrone 2010).
 Classifiers: :class:`SVC` (C-SVC by SMO) and :class:`L0SVC` (the L0-norm sparse
 kernel machine of Huang et al. 2008). :func:`evaluate_selection` runs a selection method over
 many stratified train/test splits. Every computation runs in the C++ library (``zeronorm._core``)
@@ -19,8 +20,8 @@ if "ZERONORM_CUDA_MODULE" not in _os.environ and _os.path.exists(
 from . import _core  # noqa: E402
 from .errors import (CudaError, DataFormatError, DimensionMismatch, Error,  # noqa: E402
                      InvalidArgument, NotCompiled, NumericalError, OutOfDeviceMemory, OutputError)
-from .selection import (AROM, CORR, FSSVMCP, FSV, L2L0SVM, L2L1SVM, R2W2, RFE, RLP,  # noqa: E402
-                        QuadraticFSV)
+from .selection import (AROM, CORR, FSSVMCP, FSV, KTA, L2L0SVM, L2L1SVM, R2W2, RFE,  # noqa: E402
+                        RLP, QuadraticFSV)
 from .svm import SVC, L0SVC  # noqa: E402
 from .evaluation import SelectionEvaluation, evaluate_selection  # noqa: E402
 
@@ -41,6 +42,6 @@ def cuda_available():
     return bool(_core.cuda_compiled()) and _core.cuda_device_count() > 0
 
 
-__all__ = ["AROM", "RFE", "R2W2", "CORR", "FSV", "QuadraticFSV", "L2L1SVM", "L2L0SVM", "RLP", "FSSVMCP", "SVC", "L0SVC", "evaluate_selection", "SelectionEvaluation",
+__all__ = ["AROM", "RFE", "R2W2", "CORR", "FSV", "QuadraticFSV", "L2L1SVM", "L2L0SVM", "RLP", "FSSVMCP", "KTA", "SVC", "L0SVC", "evaluate_selection", "SelectionEvaluation",
            "cuda_available", "build_info", "Error", "InvalidArgument", "DimensionMismatch", "DataFormatError",
            "OutputError", "NumericalError", "NotCompiled", "CudaError", "OutOfDeviceMemory"]

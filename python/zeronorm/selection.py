@@ -1,10 +1,11 @@
 """Feature selectors over the library's registered rankers: AROM, RFE (linear or Gaussian kernel),
-CORR, the DC-programming family FSV, L2L1SVM, L2L0SVM, RLP, and FSSVMCP."""
+CORR, the DC-programming family FSV, L2L1SVM, L2L0SVM, RLP, FSSVMCP, and KTA."""
 import math
 import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils import ClassifierTags
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -70,6 +71,8 @@ class _RankerSelector(SelectorMixin, BaseEstimator):
         if subset["class_weights"].size:
             self.coef_ = subset["class_weights"].T.copy()
             self.intercept_ = np.asarray(subset["bias"], dtype=np.float64)
+        if subset["support_vectors"] >= 0:  # a kernel classifier (KTA's SVM without bias)
+            self.n_support_ = int(subset["support_vectors"])
         report(self, f"{type(self).__name__} ({self._method()})", self.status_,
                iterations=self.n_iter_, seconds=result["seconds"])
         if self.classifier_status_ not in ("success", "no_convergence"):
@@ -366,3 +369,52 @@ class QuadraticFSV(FSV):
 
     def _method(self):
         return "quadratic-fsv"
+
+
+class KTA(_SupportSelector):
+    """Kernel-target alignment (Neumann, Schnoerr & Steidl 2005, eq. (12), sec. 3.2.2, 4.2.4):
+    feature weights theta in [0, 1]^d inside a Gaussian kernel exp(-sum theta_k (x_k - z_k)^2 /
+    (2 ``width``^2)) (``width`` 0: sqrt(d)/2) or, ``kernel="chi2"``, the chi-square kernel with
+    ``rho`` (nonnegative features) minimise -(1 - ``lam``) y_n'K_theta y_n / 2 + (``lam``/d)
+    sum(1 - exp(-``alpha`` theta_j)) by DCA from theta = 1/2, each step by L-BFGS-B, until no
+    theta_j changes by ``tol`` or after ``max_iter`` steps. Selected: theta_j > 1e-2, best first.
+    The final classifier is the SVM without bias on K_theta over the selected features with
+    weight ``svm_lam`` (C = (1 - svm_lam) / svm_lam). ``theta_`` (= ``scores_``): the weights;
+    ``n_support_``: the final SVM's support vectors. Two classes."""
+
+    def __init__(self, n_features_to_select=None, *, lam=0.0, kernel="gaussian", width=0.0,
+                 rho=2.0 ** -11, alpha=5.0, tol=1e-3, max_iter=1000, svm_lam=0.5, device="cpu",
+                 verbose=False):
+        self.n_features_to_select = n_features_to_select
+        self.lam = lam
+        self.kernel = kernel
+        self.width = width
+        self.rho = rho
+        self.alpha = alpha
+        self.tol = tol
+        self.max_iter = max_iter
+        self.svm_lam = svm_lam
+        self.device = device
+        self.verbose = verbose
+
+    def _method(self):
+        return "kta"
+
+    def _options(self):
+        return {"kta.lambda": float(self.lam), "kta.kernel": str(self.kernel),
+                "kta.width": float(self.width), "kta.rho": float(self.rho),
+                "kta.alpha": float(self.alpha), "kta.tolerance": float(self.tol),
+                "max_iterations": int(self.max_iter), "kta.svm_lambda": float(self.svm_lam)}
+
+    def fit(self, X, y):
+        """Selects the features whose theta exceeds 1e-2 (capped by ``n_features_to_select``)
+        and trains the SVM without bias on them."""
+        super().fit(X, y)
+        self.theta_ = self.scores_
+        return self
+
+    def __sklearn_tags__(self):
+        # Two classes only: scikit-learn's checks then give it two-class targets.
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags = ClassifierTags(multi_class=False)
+        return tags

@@ -269,7 +269,17 @@ private:
                     if (p.name != name || grid_flags_.count(name) > 0) continue;
                     GridFlag& flag = grid_flags_[name];
                     flag.flag = p.flag + "-grid";
-                    flag.option = app->add_option(flag.flag, flag.values,
+                    // Parameters of several methods may share a flag (--lambda): one option.
+                    const auto shared = std::find_if(
+                        grid_flags_.begin(), grid_flags_.end(), [&](const auto& other) {
+                            return other.first != name && other.second.flag == flag.flag;
+                        });
+                    if (shared != grid_flags_.end()) {
+                        flag = shared->second;
+                        continue;
+                    }
+                    flag.values = &grid_values_[flag.flag];
+                    flag.option = app->add_option(flag.flag, *flag.values,
                                                   "cv, validation protocol: values of " +
                                                       p.flag.substr(2) +
                                                       " to choose from, comma-separated "
@@ -283,9 +293,13 @@ private:
         for (const auto& [name, flag] : grid_flags_) {
             if (!given(flag.option)) continue;
             ZN_EXPECTS(protocol(), flag.flag << " is for the validation protocol (cv --method "
-                                                "fsv|l2-l1-svm|l2-l0-svm without --features)");
+                                                "fsv|l2-l1-svm|l2-l0-svm|kta without --features)");
             const std::vector<std::string> names = paper_grid(selection.method).names;
-            ZN_EXPECTS(std::find(names.begin(), names.end(), name) != names.end(),
+            ZN_EXPECTS(std::any_of(names.begin(), names.end(),
+                                   [&, f = flag.flag](const std::string& n) {
+                                       const auto g = grid_flags_.find(n);
+                                       return g != grid_flags_.end() && g->second.flag == f;
+                                   }),
                        flag.flag << " is not a parameter of --method " << selection.method);
         }
     }
@@ -303,7 +317,7 @@ private:
             if (flag != grid_flags_.end() && given(flag->second.option)) {
                 ZN_EXPECTS(one == fixed.end(), flag->second.flag << " and its single value "
                                                                     "flag cannot both be given");
-                axes[k] = flag->second.values;
+                axes[k] = *flag->second.values;
             } else if (one != fixed.end()) {
                 axes[k] = {parse_parameter_number(name, one->second)};
             } else {
@@ -489,10 +503,11 @@ private:
 
     struct GridFlag {
         std::string flag;
-        std::vector<double> values;
+        std::vector<double>* values = nullptr;  // in grid_values_
         CLI::Option* option = nullptr;
     };
     std::map<std::string, GridFlag> grid_flags_;  // by parameter name
+    std::map<std::string, std::vector<double>> grid_values_;  // by flag
     CLI::Option* folds_option_ = nullptr;
     bool frequencies = false;
     CLI::Option* splits_option_ = nullptr;

@@ -49,6 +49,7 @@ SplitEvaluation evaluate_split(Backend& backend, const Dataset& data, const Fold
         Matrix X_test(test.n_samples(), Index(subset.selected.size()));
         for (std::size_t k = 0; k < subset.selected.size(); ++k)
             X_test.col(Index(k)) = test.X.col(subset.selected[k]);
+        if (subset.column_scale.size() > 0) X_test *= subset.column_scale.asDiagonal();
         const bool trained = subset.classifier_status != Status::NumericalIssue;
         out.errors.push_back(trained ? subset_error(backend, subset, X_test, test.y)
                                      : std::numeric_limits<double>::quiet_NaN());

@@ -139,6 +139,7 @@ ValidationFold run_fold(Backend& backend, const Dataset& data, const Fold& fold,
     out.train_error = error_rate(final_fit.decision.head(X_train.rows()), y_train);
     out.error = error_rate(final_fit.decision.tail(X_test.rows()), y_test);
     out.iterations += final_fit.iterations;
+    out.support_vectors = final_fit.support_vectors;
     if (final_fit.status != Status::Success) {  // the final model's status comes first
         out.status = final_fit.status;
         out.message = final_fit.message;
@@ -198,6 +199,15 @@ ValidationProtocolResult evaluate_validation_protocol(Backend& backend, const Da
     result.mean_error = sum / k;
     result.mean_train_error = train_sum / k;
     result.mean_features = features / k;
+    double iterations = 0.0, support = 0.0;
+    bool kernel_models = true;
+    for (const ValidationFold& r : result.folds) {
+        iterations += double(r.iterations);
+        support += double(r.support_vectors);
+        kernel_models = kernel_models && r.support_vectors >= 0;
+    }
+    result.mean_iterations = iterations / k;
+    if (kernel_models) result.mean_support_vectors = support / k;
     double ss = 0.0;
     for (const ValidationFold& r : result.folds) ss += (r.error - result.mean_error) * (r.error - result.mean_error);
     result.std_error = folds.size() > 1 ? std::sqrt(ss / (k - 1.0) / k) : 0.0;
@@ -262,22 +272,72 @@ std::vector<GridPointFit> fs_svmcp_fits(const Matrix& X, const Vector& y, const 
     return out;
 }
 
+// kta at every grid point: one DCA per distinct set of alignment options (the grid's lambdas),
+// then the SVM without bias for each point's svm_lambda on that DCA's theta.
+std::vector<GridPointFit> kta_fits(Backend& backend, const Matrix& X, const Vector& y,
+                                   const Matrix& X_score,
+                                   const std::vector<SelectionOptions>& points) {
+    std::vector<GridPointFit> out(points.size());
+    std::vector<char> done(points.size(), 0);
+    for (std::size_t p = 0; p < points.size(); ++p) {
+        if (done[p]) continue;
+        KtaOptions kta = points[p].kta;
+        kta.max_iterations = points[p].max_iterations;
+        const KtaResult r = train_kta(backend, X, y, kta);
+        out[p].iterations = r.iterations;
+        for (std::size_t q = p; q < points.size(); ++q) {
+            KtaOptions other = points[q].kta;
+            other.svm_lambda = kta.svm_lambda;
+            other.max_iterations = kta.max_iterations;
+            if (done[q] || other.lambda != kta.lambda || other.width != kta.width ||
+                other.rho != kta.rho || other.alpha != kta.alpha ||
+                other.kernel != kta.kernel || other.tolerance != kta.tolerance)
+                continue;
+            done[q] = 1;
+            GridPointFit& fit = out[q];
+            fit.selected = r.selected;
+            fit.status = r.status;
+            if (r.status != Status::Success)
+                fit.message = "kta: DCA stopped at its iteration cap (" +
+                              std::to_string(r.iterations) + ")";
+            if (r.selected.empty()) {  // no feature: f = 0, every row +1
+                fit.decision = Vector::Zero(X_score.rows());
+                fit.support_vectors = 0;
+                continue;
+            }
+            KtaOptions svm = kta;
+            svm.svm_lambda = points[q].kta.svm_lambda;
+            const KtaClassifier c = train_kta_classifier(backend, X, y, r.theta, r.selected,
+                                                         r.sigma, svm, points[q].final_smo);
+            fit.decision = c.decision_function(backend, X_score);
+            fit.support_vectors = c.model.n_support();
+            if (c.dual.status != Status::Success && fit.status == Status::Success) {
+                fit.status = c.dual.status;
+                fit.message = "kta: the final SVM stopped at its step cap";
+            }
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 bool has_validation_fitter(const std::string& method) {
     return method == SelectionMethod::Fsv || method == SelectionMethod::L2L1Svm ||
            method == SelectionMethod::L2L0Svm || method == SelectionMethod::Rlp ||
-           method == SelectionMethod::QuadraticFsv || method == SelectionMethod::FsSvmcp;
+           method == SelectionMethod::QuadraticFsv || method == SelectionMethod::FsSvmcp ||
+           method == SelectionMethod::Kta;
 }
 
 GridFitter validation_fitter(const std::string& method, const SelectionOptions& base) {
     ZN_EXPECTS(has_validation_fitter(method),
                "--method " << method << " has no validation-set protocol (fsv, l2-l1-svm, "
-                              "l2-l0-svm, rlp, quadratic-fsv, fs-svmcp have)");
-    return [method, base](Backend&, const Matrix& X, const Vector& y, const Matrix& X_score,
-                          const ParameterGrid& grid) {
+                              "l2-l0-svm, rlp, quadratic-fsv, fs-svmcp, kta have)");
+    return [method, base](Backend& backend, const Matrix& X, const Vector& y,
+                          const Matrix& X_score, const ParameterGrid& grid) {
         const std::vector<SelectionOptions> points = point_options(method, base, grid);
         if (method == SelectionMethod::FsSvmcp) return fs_svmcp_fits(X, y, X_score, points);
+        if (method == SelectionMethod::Kta) return kta_fits(backend, X, y, X_score, points);
         const DcOptions& dc = points.front().dc;
         std::vector<double> lambda, mu, nu;
         for (const SelectionOptions& o : points) {
@@ -309,6 +369,15 @@ ParameterGrid paper_grid(const std::string& method) {
                "--method " << method << " has no validation-set protocol");
     if (method == SelectionMethod::Rlp || method == SelectionMethod::FsSvmcp)
         return ParameterGrid::product({}, {});
+    if (method == SelectionMethod::Kta) {
+        // lambda_s with (1 - lambda_s) / lambda_s = C = e^k: ties to the larger lambda_s are
+        // ties to the smaller C, the paper's rule.
+        std::vector<double> svm_lambda;
+        for (int k = -5; k <= 5; ++k) svm_lambda.push_back(1.0 / (1.0 + std::exp(double(k))));
+        return ParameterGrid::product(
+            {"kta.lambda", "kta.svm_lambda"},
+            {{0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}, svm_lambda});
+    }
     if (method == SelectionMethod::Fsv || method == SelectionMethod::QuadraticFsv)
         return ParameterGrid::product(
             {"dc.lambda"}, {{0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}});

@@ -52,6 +52,11 @@ Json to_json(const SelectionResult& result, const std::vector<std::string>& feat
         o["selected"] = index_list(s.selected);
         o["weights"] = value_list(s.weights);
         o["classifier_status"] = to_string(s.classifier_status);
+        // A kernel classifier (kta's SVM without bias): its kernel and support vectors.
+        if (!s.classifiers.empty() && s.classifiers.front().kernel.type != KernelType::Linear) {
+            o["kernel"] = to_string(s.classifiers.front().kernel.type);
+            o["support_vectors"] = s.classifiers.front().n_support();
+        }
         if (!s.classifier_message.empty()) o["classifier_message"] = s.classifier_message;
         subsets.push_back(std::move(o));
     }
@@ -163,6 +168,7 @@ Json to_json(const ValidationProtocolResult& result) {
                 *std::min_element(f.validation_errors.begin(), f.validation_errors.end());
         add_outcome(o, f.iterations, f.status, f.seconds);
         if (!f.message.empty()) o["message"] = f.message;
+        if (f.support_vectors >= 0) o["support_vectors"] = f.support_vectors;
         folds.push_back(std::move(o));
     }
     Json j;
@@ -171,7 +177,10 @@ Json to_json(const ValidationProtocolResult& result) {
                                  {"mean_error", result.mean_error},
                                  {"std_error", result.std_error},
                                  {"mean_train_error", result.mean_train_error},
+                                 {"mean_iterations", result.mean_iterations},
                                  {"folds", std::move(folds)}}});
+    if (result.mean_support_vectors >= 0.0)
+        j["results"][0]["mean_support_vectors"] = result.mean_support_vectors;
     add_evaluation_outcome(j, result.status, result.seconds, false);
     j.erase("schedule");
     return j;

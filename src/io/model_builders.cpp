@@ -62,6 +62,15 @@ ModelFile model_file(const FeatureSubset& subset, Index n_inputs) {
                "model_file: the subset has no final classifier (" << subset.classifier_message
                                                                    << ")");
     ModelFile file;
+    file.columns = subset.selected;
+    file.n_inputs = n_inputs;
+    if (subset.classifiers.front().kernel.type != KernelType::Linear) {  // kta's kernel SVM
+        ZN_EXPECTS(subset.column_scale.size() == 0,
+                   "model_file: this classifier runs on scaled columns (kta with the chi-square "
+                   "kernel), which a model file cannot hold");
+        file.model = subset.classifiers.front();
+        return file;
+    }
     file.kind = ModelKind::Linear;
     file.linear.weights = subset.class_weights;
     file.linear.bias.resize(Index(subset.classifiers.size()));

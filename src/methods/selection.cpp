@@ -63,6 +63,7 @@ double* SelectionOptions::real_parameter(const std::string& name) {
         {"fs_svmcp.C", &fs_svmcp.C},       {"fs_svmcp.svm_tolerance", &fs_svmcp.svm_tolerance},
         {"kta.lambda", &kta.lambda}, {"kta.width", &kta.width}, {"kta.rho", &kta.rho},
         {"kta.alpha", &kta.alpha}, {"kta.tolerance", &kta.tolerance},
+        {"kta.svm_lambda", &kta.svm_lambda},
         {"r2w2.gamma", &r2w2.gamma}, {"r2w2.step", &r2w2.step},
         {"r2w2.tolerance", &r2w2.tolerance}};
     for (const auto& [field, target] : reals)
@@ -386,8 +387,12 @@ SelectionResult FeatureRanker::rank(Backend& backend, const Dataset& data,
         const auto pos = r < 0 ? 0 : std::find(counts_desc.begin(), counts_desc.end(), r) -
                                          counts_desc.begin();
         const IndexVector& selected = ranking.selected[std::size_t(pos)];
-        result.subsets.push_back(ww ? detail::retrain_ww(data, machines, selected, options)
-                                    : detail::retrain(backend, data, machines, selected, options));
+        if (!ranking.subsets.empty())
+            result.subsets.push_back(ranking.subsets[std::size_t(pos)]);
+        else
+            result.subsets.push_back(ww ? detail::retrain_ww(data, machines, selected, options)
+                                        : detail::retrain(backend, data, machines, selected,
+                                                          options));
     }
     result.scores = std::move(ranking.scores);
     result.trace = std::move(ranking.trace);

@@ -64,6 +64,9 @@ struct Ranking {
     std::vector<SelectionIteration> trace;
     std::int64_t iterations = 0;
     Status status = Status::Success;
+    // A method with its own final classifier (kta: the kernel SVM without bias) gives one subset
+    // per entry of `selected`; empty: the linear SVM is retrained on each (retrain).
+    std::vector<FeatureSubset> subsets;
 };
 
 // Indices of `values` sorted by decreasing value (ties: smaller index first).

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/stopwatch.hpp"
+#include "solvers/box_dual.hpp"
 #include "solvers/dense_dual.hpp"
 #include "solvers/labels.hpp"
 #include "zeronorm/core/error.hpp"
@@ -60,7 +61,10 @@ SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions
     const DeviceMatrix X = backend.upload(data.X);
     SvmTrainResult result;
     const double kernel_mb = double(n) * double(n) * 8.0 / (1024.0 * 1024.0);
-    if (kernel_mb <= options.max_kernel_mb) {
+    if (!options.bias) {
+        const DeviceMatrix K = backend.kernel_matrix(options.kernel, X, X);
+        result.smo = detail::solve_box_dual(backend.download(K), data.y, options.smo);
+    } else if (kernel_mb <= options.max_kernel_mb) {
         const DeviceMatrix K = backend.kernel_matrix(options.kernel, X, X);
         result.smo = detail::solve_dense_dual(backend, K, data.y, options.smo);
     } else {

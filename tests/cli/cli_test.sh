@@ -368,6 +368,38 @@ expect_grep select_mu_fsv err '--mu is for --method l2-l1-svm or l2-l0-svm, not 
 run select_kta_lambda select "$DATA/sonar/sonar.csv" --method kta --lambda 2
 expect_rc select_kta_lambda 1
 expect_grep select_kta_lambda err '^zeronorm: error: --lambda must be in \[0, 1\)'
+# kta's final classifier is the Gaussian SVM without bias; cv runs the validation protocol over
+# lambda (the shared --lambda-grid) and the SVM weight --svm-lambda.
+run select_kta select "$DATA/bcw/bcw.csv" --method kta --standardize --json --quiet
+expect_rc select_kta 0
+py select_kta 'd["subsets"][0]["kernel"] == "weighted-rbf" and d["subsets"][0]["support_vectors"] > 0'
+run cv_kta cv "$DATA/bcw/bcw.csv" --method kta --folds 3 --seed 2 --standardize --lambda-grid 0,0.5 --svm-lambda 0.5 --json --quiet
+expect_rc cv_kta 0
+py cv_kta 'd["grid"] == {"kta.lambda": [0.0, 0.5], "kta.svm_lambda": [0.5]} and len(d["results"][0]["folds"]) == 3'
+py cv_kta 'all(k in d["results"][0] for k in ["mean_features", "mean_error", "std_error", "mean_support_vectors", "mean_iterations"])'
+run cv_kta_bad cv "$DATA/bcw/bcw.csv" --method kta --folds 3 --svm-lambda-grid 0.5,0
+expect_rc cv_kta_bad 1
+expect_grep cv_kta_bad err 'svm-lambda must be in \(0, 1\)'
+# kta on bad input: one class, every feature constant, a non-finite value, negative values for
+# the chi-square kernel, lambda outside [0, 1).
+printf 'a,b,label\n1,2,1\n3,4,1\n2,2,1\n4,5,1\n' >"$TMP/kta_one.csv"
+run kta_one select "$TMP/kta_one.csv" --method kta
+expect_rc kta_one 2
+expect_grep kta_one err 'at least 2 classes are required'
+printf 'a,b,label\n1,2,1\n1,2,-1\n1,2,1\n1,2,-1\n' >"$TMP/kta_constant.csv"
+run kta_constant select "$TMP/kta_constant.csv" --method kta
+expect_rc kta_constant 1
+expect_grep kta_constant err 'kta: every feature is constant'
+printf 'a,b,label\n1,inf,1\n3,4,-1\n2,2,1\n4,5,-1\n' >"$TMP/kta_inf.csv"
+run kta_inf select "$TMP/kta_inf.csv" --method kta
+expect_rc kta_inf 2
+expect_grep kta_inf err 'non-finite value'
+run kta_chi2_negative select "$DATA/ionosphere/ionosphere.csv" --method kta --alignment-kernel chi2
+expect_rc kta_chi2_negative 1
+expect_grep kta_chi2_negative err 'chi-square kernel needs nonnegative features'
+run kta_lambda_negative select "$DATA/bcw/bcw.csv" --method kta --lambda -0.1
+expect_rc kta_lambda_negative 1
+expect_grep kta_lambda_negative err 'lambda must be in \[0, 1\)'
 # FS-SVMCP (Rinaldi & Sciandrone 2010): its own support, best first by |w|.
 run select_fssvmcp select "$DATA/colon/colon.csv" --method fs-svmcp --log10 --standardize --json --quiet
 expect_rc select_fssvmcp 0

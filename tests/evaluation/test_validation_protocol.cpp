@@ -16,6 +16,7 @@
 #include "zeronorm/evaluation/validation_protocol.hpp"
 #include "zeronorm/io/json.hpp"
 #include "zeronorm/methods/dc_svm.hpp"
+#include "zeronorm/methods/kta.hpp"
 
 namespace zeronorm {
 namespace {
@@ -236,6 +237,56 @@ TEST(ValidationProtocol, RlpHasNoParameters) {
         EXPECT_TRUE(f.chosen.empty());
         EXPECT_GE(f.selected.size(), 1u);
     }
+}
+
+// kta: one DCA per lambda (its iterations at the first point of that lambda only), and at each
+// point the SVM without bias of train_kta_classifier on that DCA's theta.
+TEST(ValidationProtocol, KtaFitsOneDcaPerLambdaAndItsSvmPerPoint) {
+    const std::uint64_t seed = test_seed();
+    const Dataset data = sparse_problem(40, 5, seed);
+    const Dataset score = sparse_problem(12, 5, seed + 1);
+    const ParameterGrid paper = paper_grid("kta");
+    EXPECT_EQ(paper.names, (std::vector<std::string>{"kta.lambda", "kta.svm_lambda"}));
+    ASSERT_EQ(paper.points.size(), 110u);
+    EXPECT_EQ(paper.points.front()[0], 0.0);
+    EXPECT_NEAR(paper.points.back()[0], 0.9, 1e-15);
+    EXPECT_NEAR(std::log((1.0 - paper.points.front()[1]) / paper.points.front()[1]), -5.0, 1e-9);
+    EXPECT_NEAR(std::log((1.0 - paper.points.back()[1]) / paper.points.back()[1]), 5.0, 1e-9);
+    const ParameterGrid grid =
+        ParameterGrid::product({"kta.lambda", "kta.svm_lambda"}, {{0.0, 0.5}, {0.1, 0.5, 0.9}});
+    const auto backend = make_backend(BackendKind::Cpu);
+    SelectionOptions base;
+    base.method = SelectionMethod::Kta;
+    const std::vector<GridPointFit> fits =
+        validation_fitter("kta", base)(*backend, data.X, data.y, score.X, grid);
+    ASSERT_EQ(fits.size(), grid.points.size());
+    for (std::size_t p = 0; p < fits.size(); ++p) {
+        SCOPED_TRACE(::testing::Message() << "point " << p);
+        KtaOptions o;
+        o.lambda = grid.points[p][0];
+        o.svm_lambda = grid.points[p][1];
+        const KtaResult r = train_kta(*backend, data.X, data.y, o);
+        EXPECT_EQ(fits[p].selected, r.selected);
+        EXPECT_EQ(fits[p].iterations, p % 3 == 0 ? r.iterations : 0);
+        if (r.selected.empty()) continue;
+        const KtaClassifier c = train_kta_classifier(*backend, data.X, data.y, r.theta,
+                                                     r.selected, r.sigma, o, base.final_smo);
+        EXPECT_EQ(fits[p].support_vectors, c.model.n_support());
+        EXPECT_LT((fits[p].decision - c.decision_function(*backend, score.X)).cwiseAbs().maxCoeff(),
+                  1e-12);
+    }
+    ValidationProtocolOptions options;
+    options.grid = grid;
+    const ValidationProtocolResult result = evaluate_validation_protocol(
+        *backend, data, stratified_kfold(data.y, 3, seed), validation_fitter("kta", base),
+        options);
+    double support = 0.0;
+    for (const ValidationFold& f : result.folds) {
+        EXPECT_GE(f.support_vectors, 0);
+        support += double(f.support_vectors);
+    }
+    EXPECT_NEAR(result.mean_support_vectors, support / 3.0, 1e-12);
+    EXPECT_GT(result.mean_iterations, 0.0);
 }
 
 TEST(ValidationProtocol, BadInputIsRefused) {

@@ -10,6 +10,7 @@
 #include "support/random.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/methods/kta.hpp"
+#include "zeronorm/evaluation/evaluation.hpp"
 #include "zeronorm/methods/selection.hpp"
 
 namespace zeronorm {
@@ -107,13 +108,24 @@ TEST(Kta, RankerReturnsThetaTheSelectionAndTheTrace) {
     SelectionOptions o;
     o.method = SelectionMethod::Kta;
     o.set_parameter("kta.lambda", "0.3");
+    o.set_parameter("kta.svm_lambda", "0.25");
     const SelectionResult r = select_features(*backend, data, o);
     ASSERT_EQ(r.subsets.size(), 1u);
     const IndexVector& s = r.subsets[0].selected;
     ASSERT_FALSE(s.empty());
     for (const Index j : s) EXPECT_GT(r.scores[j], 1e-2);
     EXPECT_EQ(Index(r.trace.size()), Index(r.iterations));
-    EXPECT_FALSE(r.subsets[0].classifiers.empty());
+    // The subset's classifier is the kernel SVM without bias; its weights are theta.
+    const FeatureSubset& subset = r.subsets[0];
+    ASSERT_EQ(subset.classifiers.size(), 1u);
+    EXPECT_EQ(subset.classifiers[0].kernel.type, KernelType::WeightedRbf);
+    EXPECT_EQ(subset.classifiers[0].bias, 0.0);
+    EXPECT_GT(subset.classifiers[0].n_support(), 0);
+    ASSERT_EQ(subset.weights.size(), Index(s.size()));
+    for (std::size_t k = 0; k < s.size(); ++k) EXPECT_EQ(subset.weights[Index(k)], r.scores[s[k]]);
+    o.set_parameter("kta.svm_lambda", "1");  // C = 0
+    EXPECT_THROW(select_features(*backend, data, o), InvalidArgument);
+    o.set_parameter("kta.svm_lambda", "0.5");
     EXPECT_THROW(o.set_parameter("kta.kernel", "rbf"), InvalidArgument);
     o.set_parameter("kta.kernel", "chi2");
     EXPECT_EQ(o.kta.kernel, AlignmentKernel::ChiSquare);
@@ -159,6 +171,110 @@ TEST(Kta, RejectsBadInput) {
     Vector labels = data.y;
     labels[0] = 2.0;
     fails(data.X, labels, o, "a label other than -1/+1");
+}
+
+// K_theta(a, b) on all columns by its definition (theta_k = 0 off the selection).
+double kernel_theta(const Vector& a, const Vector& b, const Vector& theta, const KtaOptions& o,
+                    double sigma) {
+    double e = 0.0;
+    for (Index k = 0; k < a.size(); ++k) {
+        const double u = a[k], v = b[k];
+        e += theta[k] * (o.kernel == AlignmentKernel::Gaussian
+                             ? (u - v) * (u - v) / (2.0 * sigma * sigma)
+                             : (u + v > 0 ? o.rho * (u - v) * (u - v) / (u + v) : 0.0));
+    }
+    return std::exp(-e);
+}
+
+TEST(Kta, FinalClassifierIsTheSvmWithoutBiasOnKTheta) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 2);
+    auto backend = make_cpu_backend();
+    for (const AlignmentKernel kernel : {AlignmentKernel::Gaussian, AlignmentKernel::ChiSquare}) {
+        SCOPED_TRACE(::testing::Message() << "chi-square " << (kernel == AlignmentKernel::ChiSquare));
+        const Dataset data = informative(40, 6, 1.5, kernel == AlignmentKernel::ChiSquare, rng);
+        KtaOptions o;
+        o.kernel = kernel;
+        o.rho = 0.5;
+        o.lambda = 0.2;
+        o.svm_lambda = 0.2;  // C = 4
+        const KtaResult r = train_kta(*backend, data.X, data.y, o);
+        ASSERT_FALSE(r.selected.empty());
+        SmoSettings smo;
+        smo.tolerance = 1e-9;
+        const KtaClassifier c =
+            train_kta_classifier(*backend, data.X, data.y, r.theta, r.selected, r.sigma, o, smo);
+        ASSERT_EQ(c.dual.status, Status::Success);
+        EXPECT_EQ(c.model.bias, 0.0);
+        const double C = (1.0 - o.svm_lambda) / o.svm_lambda;
+        Vector theta = Vector::Zero(6);  // theta on the selected features only
+        for (const Index j : r.selected) theta[j] = r.theta[j];
+        const Index n = data.X.rows();
+        Matrix Q(n, n);
+        for (Index i = 0; i < n; ++i)
+            for (Index j = 0; j < n; ++j)
+                Q(i, j) = data.y[i] * data.y[j] *
+                          kernel_theta(data.X.row(i), data.X.row(j), theta, o, r.sigma);
+        // KKT of the box-only dual on K_theta: G = Q beta - 1 >= 0 at 0, <= 0 at C, 0 between.
+        const Vector& beta = c.dual.beta;
+        const Vector G = Q * beta - Vector::Ones(n);
+        Index support = 0;
+        for (Index i = 0; i < n; ++i) {
+            EXPECT_GE(beta[i], 0.0);
+            EXPECT_LE(beta[i], C);
+            if (beta[i] <= 0.0) EXPECT_GE(G[i], -1e-7) << i;
+            else if (beta[i] >= C) EXPECT_LE(G[i], 1e-7) << i;
+            else EXPECT_NEAR(G[i], 0.0, 1e-7) << i;
+            support += beta[i] > 0.0 ? 1 : 0;
+        }
+        EXPECT_EQ(c.model.n_support(), support);
+        // f(x) = sum_i beta_i y_i K_theta(x_i, x) on fresh rows.
+        const Dataset fresh = informative(15, 6, 1.5, kernel == AlignmentKernel::ChiSquare, rng);
+        const Vector f = c.decision_function(*backend, fresh.X);
+        for (Index t = 0; t < 15; ++t) {
+            double expected = 0.0;
+            for (Index i = 0; i < n; ++i)
+                expected += beta[i] * data.y[i] *
+                            kernel_theta(data.X.row(i), fresh.X.row(t), theta, o, r.sigma);
+            EXPECT_NEAR(f[t], expected, 1e-9 * (1.0 + std::abs(expected)));
+        }
+    }
+}
+
+// The feature-count evaluation tests kta's own classifier: with the chi-square kernel its inputs
+// are the selected columns scaled by theta, so the split's error is that of KtaClassifier.
+TEST(Kta, EvaluationTestsTheChiSquareClassifierOnScaledColumns) {
+    std::mt19937_64 rng(5);
+    auto backend = make_cpu_backend();
+    const Dataset data = informative(90, 5, 0.4, true, rng);  // overlapping: many errors
+    SelectionEvaluationOptions o;
+    o.standardize = false;  // the chi-square kernel needs the nonnegative values
+    o.selection.method = SelectionMethod::Kta;
+    o.selection.feature_counts = {5};  // all that kta keeps
+    o.selection.set_parameter("kta.kernel", "chi2");
+    o.selection.set_parameter("kta.rho", "8");  // wide distances: theta stays inside (0, 1)
+    o.selection.set_parameter("kta.svm_lambda", "0.1");
+    const std::vector<Fold> folds = stratified_kfold(data.y, 3, 1);
+    const SelectionEvaluation e = evaluate_selection(*backend, data, folds, o);
+    for (std::size_t f = 0; f < folds.size(); ++f) {
+        Dataset train, test;
+        train.X = data.X(folds[f].train, Eigen::all);
+        train.y = data.y(folds[f].train);
+        test.X = data.X(folds[f].test, Eigen::all);
+        test.y = data.y(folds[f].test);
+        const SelectionResult r = select_features(*backend, train, o.selection);
+        ASSERT_FALSE(r.subsets[0].column_scale.size() == 0);
+        KtaOptions kta = o.selection.kta;
+        const KtaResult fit = train_kta(*backend, train.X, train.y, kta);
+        const KtaClassifier c = train_kta_classifier(*backend, train.X, train.y, fit.theta,
+                                                     fit.selected, fit.sigma, kta,
+                                                     o.selection.final_smo);
+        const Vector f_test = c.decision_function(*backend, test.X);
+        Index wrong = 0;
+        for (Index i = 0; i < test.y.size(); ++i)
+            wrong += ((f_test[i] >= 0 ? 1.0 : -1.0) != test.y[i]) ? 1 : 0;
+        EXPECT_DOUBLE_EQ(e.splits[f].errors[0], double(wrong) / double(test.y.size())) << f;
+    }
 }
 
 }  // namespace

@@ -52,6 +52,7 @@ struct GridPointFit {
     std::int64_t iterations = 0;
     // Parameters the method chose itself on (X, y), by name (FS-SVMCP: fs_svmcp.C).
     std::vector<std::pair<std::string, double>> own_choices;
+    Index support_vectors = -1;  // a kernel classifier's support vectors (-1: not one)
 };
 
 // Fits (X, y) (labels +-1) at every point of `grid` and scores the rows X_score; one entry per
@@ -79,6 +80,7 @@ struct ValidationFold {
     Status status = Status::Success;
     std::string message;
     std::int64_t iterations = 0;            // the method's iterations, validation and final
+    Index support_vectors = -1;             // the final model's (-1: not a kernel classifier)
     double seconds = 0.0;
 };
 
@@ -89,6 +91,8 @@ struct ValidationProtocolResult {
     double mean_error = 0.0;
     double mean_train_error = 0.0;
     double std_error = 0.0;                    // sample sd of the fold errors / sqrt(#folds)
+    double mean_iterations = 0.0;              // mean of the folds' iterations
+    double mean_support_vectors = -1.0;        // mean over the folds, -1 if any has none
     Status status = Status::Success;           // first non-success status of a fold
     double seconds = 0.0;
 };
@@ -105,7 +109,7 @@ ValidationProtocolResult evaluate_validation_protocol(Backend& backend, const Da
                                                       const ValidationFoldCallback& on_fold = {});
 
 // ---- the registered methods that find their own support ----------------------------------
-// True for fsv, l2-l1-svm, l2-l0-svm, rlp, quadratic-fsv and fs-svmcp.
+// True for fsv, l2-l1-svm, l2-l0-svm, rlp, quadratic-fsv, fs-svmcp and kta.
 bool has_validation_fitter(const std::string& method);
 // Their fitters: `base` gives every setting not on the grid (alpha, the DCA tolerance and cap,
 // the inner solvers); grid points are set by name (SelectionOptions::set_parameter), and a name
@@ -116,7 +120,11 @@ GridFitter validation_fitter(const std::string& method, const SelectionOptions& 
 // The paper's grids (sec. 5.2.2): l2-l1-svm, l2-l0-svm: ln nu in {-5..5} x ln mu in {0..10}
 // (names dc.nu, dc.mu: ties to the larger nu, then mu); fsv, quadratic-fsv: lambda in
 // {0.05, 0.1, 0.2, ..., 0.9, 0.95} (dc.lambda); rlp: no parameters; fs-svmcp: none on the
-// grid (Rinaldi & Sciandrone 2010, sec. 5.2: C by the method's own inner cross-validation).
+// grid (Rinaldi & Sciandrone 2010, sec. 5.2: C by the method's own inner cross-validation); kta:
+// lambda in {0, 0.1, ..., 0.9} x the final SVM's C = (1 - lambda_s) / lambda_s in
+// {e^-5, ..., e^5} (kta.lambda, kta.svm_lambda: ties to the larger lambda, then the smaller C).
+// The kta fitter runs one DCA per distinct lambda (its iterations counted once, at the first
+// point of that lambda) and one SVM without bias per point, on the kernel of that lambda's theta.
 ParameterGrid paper_grid(const std::string& method);
 
 }  // namespace zeronorm

@@ -13,6 +13,7 @@
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/ops/alignment_ops.hpp"
 #include "zeronorm/core/status.hpp"
+#include "zeronorm/solvers/svm.hpp"
 
 namespace zeronorm {
 
@@ -30,6 +31,10 @@ struct KtaOptions {
     double inner_tolerance = 1e-8;
     int inner_max_iterations = 200;
     double threshold = 1e-2;  // theta_j above it: selected (sec. 5.2.3)
+    // The final classifier's weight lambda_s of the SVM (3), (1 - lambda_s) hinge + lambda_s / 2
+    // |w|^2, in (0, 1): box bound C = (1 - lambda_s) / lambda_s (0.5: C = 1). Validated over
+    // (1 - lambda_s) / lambda_s in {e^-5, ..., e^5} by the protocol (sec. 5.2.2).
+    double svm_lambda = 0.5;
 
     void validate() const;  // InvalidArgument naming the field
 };
@@ -50,6 +55,30 @@ struct KtaResult {
     Status status = Status::Success;  // NoConvergence: max_iterations reached
     double sigma = 0.0;           // the Gaussian width used
 };
+
+// The final classifier of sec. 3.2.2 / 4.2.4: the SVM without bias, f(x) = sum_i beta_i y_i
+// K_theta(x_i, x), on the selected features with their theta inside the kernel. Gaussian:
+// kernel weighted-rbf with gamma = 1 / (2 sigma^2) and theta restricted to the selected columns
+// (column_scale empty). Chi-square: theta_k D(x_k, z_k) = D(theta_k x_k, theta_k z_k) (D is
+// homogeneous of degree 1), so it is the chi2 kernel (gamma = rho) on the selected columns
+// scaled by theta, and column_scale holds those theta.
+struct KtaClassifier {
+    IndexVector selected;  // columns of the original data, in the order of model's inputs
+    Vector column_scale;   // inputs are X(:, selected) times these (empty: unscaled)
+    SvmModel model;        // n_support() support vectors, bias 0
+    SmoResult dual;
+
+    // f(x) for the rows of X (all the original columns).
+    Vector decision_function(Backend& backend, const Matrix& X) const;
+};
+
+// Trains it on (X, y) for the weights theta (d entries) and the columns `selected` (non-empty,
+// as train_kta chose them), with the width sigma train_kta used, C = (1 - svm_lambda) /
+// svm_lambda and the SMO settings `smo` (tolerance and cap of the coordinate descent).
+KtaClassifier train_kta_classifier(Backend& backend, const Matrix& X, const Vector& y,
+                                   const Vector& theta, const IndexVector& selected,
+                                   double sigma, const KtaOptions& options,
+                                   const SmoSettings& smo);
 
 // Two-class labels (+-1, both present). A constant feature (all zero included) has no share in
 // any kernel distance: its theta is held at 0 (not selected). Throws InvalidArgument for one

@@ -170,6 +170,10 @@ struct FeatureSubset {
     // itself (`selected`) is valid either way.
     Status classifier_status = Status::Success;
     std::string classifier_message;
+    // kta: its classifier is the kernel SVM without bias on K_theta (kta.hpp), weights holds the
+    // selected features' theta and class_weights is empty. A non-empty column_scale says the
+    // classifier's inputs are the selected columns times these (the chi-square kernel's theta).
+    Vector column_scale;
 };
 
 struct SelectionResult {

@@ -17,6 +17,10 @@ struct SvmOptions {
     // Use a precomputed n x n kernel when it takes at most this many MiB (n <= ~2000 at the
     // default), else columns on demand with the SMO cache: SMO touches few columns of a large K.
     double max_kernel_mb = 32.0;
+    // false: the SVM without bias (b = 0, no constraint y'beta = 0; Neumann, Schnoerr & Steidl
+    // 2005, sec. 3.2.2), solved on the full n x n kernel by coordinate descent (box_dual.hpp)
+    // whatever max_kernel_mb says.
+    bool bias = true;
 
     void validate(Index n_features) const;
 };

@@ -33,6 +33,9 @@ void KtaOptions::validate() const {
                "inner_max_iterations must be >= 1, got " << inner_max_iterations);
     ZN_EXPECTS(threshold >= 0.0 && threshold < 1.0,
                "threshold must be in [0, 1), got " << threshold);
+    ZN_EXPECTS(svm_lambda > 0.0 && svm_lambda < 1.0,
+               "svm_lambda must be in (0, 1) (C = (1 - svm_lambda) / svm_lambda), got "
+                   << svm_lambda);
 }
 
 namespace {
@@ -187,6 +190,61 @@ KtaResult train_kta(Backend& backend, const Matrix& X, const Vector& y, const Kt
     for (const Index j : detail::order_descending(theta))
         if (theta[j] > options.threshold) result.selected.push_back(j);
     return result;
+}
+
+namespace {
+
+Matrix kta_inputs(const Matrix& X, const IndexVector& selected, const Vector& scale) {
+    Matrix out(X.rows(), Index(selected.size()));
+    for (std::size_t k = 0; k < selected.size(); ++k)
+        out.col(Index(k)) = X.col(selected[k]) * (scale.size() > 0 ? scale[Index(k)] : 1.0);
+    return out;
+}
+
+}  // namespace
+
+Vector KtaClassifier::decision_function(Backend& backend, const Matrix& X) const {
+    if (selected.empty()) return Vector::Zero(X.rows());
+    return model.decision_function(backend, kta_inputs(X, selected, column_scale));
+}
+
+KtaClassifier train_kta_classifier(Backend& backend, const Matrix& X, const Vector& y,
+                                   const Vector& theta, const IndexVector& selected,
+                                   double sigma, const KtaOptions& options,
+                                   const SmoSettings& smo) {
+    options.validate();
+    ZN_EXPECTS_DIM(theta.size() == X.cols(), "kta classifier: " << theta.size()
+                                                 << " weights for " << X.cols() << " features");
+    ZN_EXPECTS(!selected.empty(), "kta classifier: no feature selected");
+    ZN_EXPECTS(std::isfinite(sigma) && sigma > 0.0, "kta classifier: sigma must be > 0, got "
+                                                        << sigma);
+    KtaClassifier out;
+    out.selected = selected;
+    Vector weights(Index(selected.size()));
+    for (std::size_t k = 0; k < selected.size(); ++k) {
+        ZN_EXPECTS(selected[k] >= 0 && selected[k] < X.cols(),
+                   "kta classifier: column " << selected[k] << " of " << X.cols());
+        weights[Index(k)] = theta[selected[k]];
+    }
+    SvmOptions svm;
+    svm.bias = false;
+    svm.smo = SmoOptions(smo, (1.0 - options.svm_lambda) / options.svm_lambda, 0.0);
+    if (options.kernel == AlignmentKernel::Gaussian) {
+        svm.kernel.type = KernelType::WeightedRbf;
+        svm.kernel.gamma = 1.0 / (2.0 * sigma * sigma);
+        svm.kernel.theta = weights;
+    } else {
+        svm.kernel.type = KernelType::Chi2;
+        svm.kernel.gamma = options.rho;
+        out.column_scale = weights;
+    }
+    Dataset data;
+    data.X = kta_inputs(X, selected, out.column_scale);
+    data.y = y;
+    SvmTrainResult trained = train_svm(backend, data, svm);
+    out.model = std::move(trained.model);
+    out.dual = std::move(trained.smo);
+    return out;
 }
 
 }  // namespace zeronorm

@@ -1,13 +1,44 @@
 // Registration of kernel-target alignment (kta.cpp) as a feature ranker: the features with
 // theta_j > 1e-2, ranked by theta (Neumann, Schnoerr & Steidl 2005, sec. 5.2.3); scores = theta,
-// the trace f per DCA step.
+// the trace f per DCA step. Its final classifier is its own: the Gaussian (chi-square) SVM
+// without bias on K_theta over the selected features (train_kta_classifier), not a linear SVM.
 #include "methods/method_registry.hpp"
+#include <sstream>
+
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/methods/kta.hpp"
 
 namespace zeronorm {
 
 namespace {
+
+// The subset `selected` with its SVM without bias on K_theta; weights = theta of its features.
+FeatureSubset kta_subset(Backend& backend, const Dataset& data, const KtaResult& r,
+                         const IndexVector& selected, const KtaOptions& kta,
+                         const SmoSettings& smo) {
+    FeatureSubset subset;
+    subset.n_features = Index(selected.size());
+    subset.selected = selected;
+    if (selected.empty()) {
+        subset.classifier_status = Status::NumericalIssue;
+        subset.classifier_message = "kta kept no feature (every theta_j <= threshold): no classifier";
+        return subset;
+    }
+    KtaClassifier c = train_kta_classifier(backend, data.X, data.y, r.theta, selected, r.sigma,
+                                           kta, smo);
+    subset.weights.resize(subset.n_features);
+    for (Index k = 0; k < subset.n_features; ++k) subset.weights[k] = r.theta[selected[std::size_t(k)]];
+    subset.column_scale = c.column_scale;
+    if (c.dual.status != Status::Success) {
+        std::ostringstream os;
+        os << "final SVM without bias on " << subset.n_features << " features: stopped with status "
+           << to_string(c.dual.status) << " after " << c.dual.iterations << " steps";
+        subset.classifier_status = c.dual.status;
+        subset.classifier_message = os.str();
+    }
+    subset.classifiers.push_back(std::move(c.model));
+    return subset;
+}
 
 detail::Ranking run_kta(Backend& backend, const Dataset& data, const detail::Machines& machines,
                         const SelectionOptions& options, const IndexVector& counts_desc) {
@@ -26,6 +57,8 @@ detail::Ranking run_kta(Backend& backend, const Dataset& data, const detail::Mac
         const auto kept = std::min<std::size_t>(std::size_t(count), r.selected.size());
         ranking.selected.emplace_back(r.selected.begin(), r.selected.begin() + kept);
     }
+    for (const IndexVector& selected : ranking.selected)
+        ranking.subsets.push_back(kta_subset(backend, data, r, selected, kta, options.final_smo));
     return ranking;
 }
 
@@ -49,6 +82,9 @@ std::unique_ptr<FeatureRanker> make_kta_ranker() {
           real("kta.rho", "--rho", "0.00048828125", "chi-square rho (2^-11)", "(0, inf)"),
           real("kta.alpha", "--alpha", "5", "alpha of the concave penalty 1 - exp(-alpha theta_j)",
                "(0, inf)"),
+          real("kta.svm_lambda", "--svm-lambda", "0.5",
+               "final SVM without bias: weight lambda of eq. (3), C = (1 - lambda) / lambda",
+               "(0, 1)"),
           real("kta.tolerance", "--kta-tolerance", "0.001",
                "DCA stops when every theta_j changes by less than this", "(0, inf)"),
           {"max_iterations", "--max-iterations", ParameterInfo::Type::Integer, "1000",
