@@ -148,12 +148,17 @@ std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
 // with adaptive restart (O'Donoghue & Candes 2015) and step 1/L, L = |X|_2^2 (the dual's
 // gradient e - y o X S_c(X'(beta o y)) is L-Lipschitz since S_c is 1-Lipschitz). The
 // projection onto {0 <= beta <= C, y'beta = 0} is beta = clip(z - theta y, 0, C) with theta
-// found by bisection (clip(.) y-sum is monotone in theta). Each step is, for all P problems at
-// once, two GEMMs sharing X (U = X'(B o Y), F = X W), an elementwise soft-threshold and a
+// the root of a piecewise-linear monotone function, found by safeguarded Newton steps from the
+// previous step's theta (two or three passes over beta). Each step is, for the problems still
+// running, two GEMMs sharing X (U = X'(B o Y), F = X W), an elementwise soft-threshold and a
 // per-column projection: the shape of a grid over (mu, nu) or of the DCA steps of many problems.
 // Every check_every steps the duality gap is measured with the optimal bias of the primal for
 // w = S_c(U) (a weighted median of the breakpoints y_i - f_i); a problem stops when its
-// relative gap is <= gap_tolerance.
+// relative gap is <= gap_tolerance. A problem whose active sets (free and bounded samples, the
+// support of w and its signs) did not change between two checks also tries an active-set
+// finish: the optimality conditions on those sets are one small linear system (free samples +
+// 1 unknowns), whose solution, when it lies in the box, ends the problem if its gap, measured
+// the same way, is <= gap_tolerance.
 struct L2L1BatchResult {
     Matrix beta;                 // n x P dual solutions
     Matrix w;                    // d x P
