@@ -285,3 +285,18 @@ def test_kta_selects_by_theta_with_its_kernel_svm(problem):
         zn.KTA(lam=1.0).fit(X, y)
     kta_chi2 = zn.KTA(kernel="chi2", rho=0.5).fit(np.abs(X), y)
     assert kta_chi2.n_support_ > 0
+
+
+def test_kta_without_a_kept_feature_has_no_support_vectors():
+    """A weight lam so high that every theta drops below 1e-2: nothing selected, no SVM."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 4))
+    y = np.where(rng.normal(size=30) > 0, 1, -1)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kta = zn.KTA(lam=0.9).fit(X, y)
+    if len(kta.get_support(indices=True)) == 0:
+        assert kta.n_support_ == 0
+    else:
+        assert kta.n_support_ >= 1

@@ -411,6 +411,8 @@ class KTA(_SupportSelector):
         and trains the SVM without bias on them."""
         super().fit(X, y)
         self.theta_ = self.scores_
+        if not hasattr(self, "n_support_"):  # no feature kept: no SVM was trained
+            self.n_support_ = 0
         return self
 
     def __sklearn_tags__(self):
