@@ -76,5 +76,31 @@ TEST(L2L1Dual, WarmStartsFarFromTheOptimumGiveTheColdOptimum) {
         EXPECT_NEAR(hot.primal[p], cold.primal[p], 2e-8 * cold.primal[p]) << "problem " << p;
 }
 
+// Microarray-shaped problems (n << d) with a large box and strong l1 weights: the dual is
+// degenerate (fewer support features than free samples), where pair steps alone stall and the
+// face's primal point and the interior-point fallback must end the solve; also the easy corner
+// (tiny costs, dense w) and a warm start from another problem's solution.
+TEST(L2L1Dual, DegenerateLargeBoxProblemsReachTheGap) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = random_two_class(36, 400, rng, 0.5);
+    const Vector C = (Vector(4) << 600.0, 600.0, 30.0, 600.0).finished();
+    Matrix costs(400, 4);
+    costs.col(0).setConstant(5.0);
+    costs.col(1) = random_matrix(400, 1, rng, 0.5, 8.0);
+    costs.col(2).setConstant(1e-3);
+    costs.col(3).setConstant(1.0);
+    const L2L1BatchResult cold =
+        solve_l2_l1_svm_batch(data.X, data.y, C, costs, Matrix(), 1e-8, 200'000);
+    expect_solved(data.X, data.y, C, costs, cold);
+    Matrix warm = cold.beta;
+    warm.col(0).swap(warm.col(3));
+    const L2L1BatchResult hot =
+        solve_l2_l1_svm_batch(data.X, data.y, C, costs, warm, 1e-8, 200'000);
+    expect_solved(data.X, data.y, C, costs, hot);
+    for (Index p = 0; p < 4; ++p)
+        EXPECT_NEAR(hot.primal[p], cold.primal[p], 2e-8 * cold.primal[p]) << "problem " << p;
+}
+
 }  // namespace
 }  // namespace zeronorm

@@ -57,7 +57,7 @@ struct DcOptions {
     double support_threshold = 1e-8;     // |w_j| above it counts as selected
     // Inner l2-l1 dual: stop at relative duality gap (P - D) / P <= gap_tolerance.
     double gap_tolerance = 1e-8;
-    std::int64_t max_inner_iterations = 200000;  // accelerated gradient steps per solve
+    std::int64_t max_inner_iterations = 200000;  // SMO pair steps per solve
     LpOptions lp = LpOptions::with_method(LpMethod::Dual);
     // Quadratic FSV refuses data whose d(d+3)/2 monomials exceed this (its LP has that many
     // free columns plus n + 1 + d, and n + 2d(d+1) rows: 5000 monomials is d = 98, an LP CLP
@@ -143,22 +143,28 @@ std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
 
 // ---- the l2-l1 dual, for P problems on one data set at once --------------------------------
 //
-// Problem p: box bound C[p], feature costs costs.col(p) (d x P, >= 0). The solver is
-// accelerated projected gradient ascent on the dual (Nesterov / FISTA, Beck & Teboulle 2009)
-// with adaptive restart (O'Donoghue & Candes 2015) and step 1/L, L = |X|_2^2 (the dual's
-// gradient e - y o X S_c(X'(beta o y)) is L-Lipschitz since S_c is 1-Lipschitz). The
-// projection onto {0 <= beta <= C, y'beta = 0} is beta = clip(z - theta y, 0, C) with theta
-// the root of a piecewise-linear monotone function, found by safeguarded Newton steps from the
-// previous step's theta (two or three passes over beta). Each step is, for the problems still
-// running, two GEMMs sharing X (U = X'(B o Y), F = X W), an elementwise soft-threshold and a
-// per-column projection: the shape of a grid over (mu, nu) or of the DCA steps of many problems.
-// Every check_every steps the duality gap is measured with the optimal bias of the primal for
-// w = S_c(U) (a weighted median of the breakpoints y_i - f_i); a problem stops when its
-// relative gap is <= gap_tolerance. A problem whose active sets (free and bounded samples, the
-// support of w and its signs) did not change between two checks also tries an active-set
-// finish: the optimality conditions on those sets are one small linear system (free samples +
-// 1 unknowns), whose solution, when it lies in the box, ends the problem if its gap, measured
-// the same way, is <= gap_tolerance.
+// Problem p: box bound C[p], feature costs costs.col(p) (d x P, >= 0). Each problem is solved
+// by SMO on the dual: a step moves a pair (i, j) along beta_i += y_i t, beta_j -= y_j t (y'beta
+// stays 0) to the exact maximiser on that line within the box. Along the line the dual's
+// derivative y_i - y_j - a'S_c(u + t a) (a = x_i - x_j, u = X'(beta o y)) is piecewise linear
+// and non-increasing, so the step is its root, found by safeguarded Newton steps over the
+// pieces, on only the features that can reach their threshold within the step. The pair is
+// chosen by the second-order rule of Fan, Chen & Lin (2005) with the curvature |x_i - x_j|^2
+// over the current support of w. A step costs O(d) plus n per feature whose w changed.
+// Pair steps stall where the dual is degenerate (large C with fewer support features than
+// free samples: many optimal beta, one w). Two things end those problems:
+//  - the face's primal point: with the free samples, those at C and the support and signs of
+//    w fixed, the optimality conditions are one linear system whose solution gives the unique
+//    primal (w, b) even when beta is not unique (least squares); tried every 2n steps;
+//  - after 20 n + 100 pair steps, a primal-dual interior-point method (Mehrotra) on the dual
+//    written as a bound-constrained QP in (beta, v) with 1/2 S_c(u)^2 = min_{|v|<=c} 1/2|u-v|^2,
+//    over the features in or near the support (violators join and it reruns): about 20-30
+//    Newton steps of one n x n Cholesky each, whose answer's face then gives the primal point.
+// A problem stops when its relative duality gap (P - D) / P <= gap_tolerance, P the primal at
+// the best primal point found (bias optimal for its w), D the dual at the current beta, both
+// recomputed from beta before a stop is accepted.
+// The problems of a batch share X and X' and run one after the other; on a device they would be
+// one block each, as the one-warp SMO of the AROM batch.
 struct L2L1BatchResult {
     Matrix beta;                 // n x P dual solutions
     Matrix w;                    // d x P

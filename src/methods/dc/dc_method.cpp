@@ -116,7 +116,7 @@ std::unique_ptr<FeatureRanker> make_fsv_ranker() {
 std::unique_ptr<FeatureRanker> make_l2_l1_svm_ranker() {
     return detail::make_ranker(
         {SelectionMethod::L2L1Svm,
-         "l2-l1-SVM: (mu/n) hinge + |w|^2/2 + nu |w|_1, by its dual (accelerated gradient)",
+         "l2-l1-SVM: (mu/n) hinge + |w|^2/2 + nu |w|_1, by its dual (SMO)",
          "Neumann, Schnoerr & Steidl 2005, eq. (7)",
          {mu_parameter(),
           real_parameter("dc.nu", "--nu", "1", "weight nu of the l1 penalty", "[0, inf)")}},

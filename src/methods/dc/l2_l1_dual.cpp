@@ -1,10 +1,11 @@
 // The l2-l1-SVM dual (Neumann, Schnoerr & Steidl 2005, eq. (7)) for P problems on one data set,
-// by accelerated projected gradient with adaptive restart; the problem, its dual and the method
-// are written out in include/zeronorm/methods/dc_svm.hpp.
-#include <Eigen/Eigenvalues>
+// by SMO with exact line steps, the face's primal point and an interior-point fallback; the
+// problem, its dual and the method are written out in include/zeronorm/methods/dc_svm.hpp.
+#include <Eigen/Cholesky>
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -58,82 +59,451 @@ double project(Eigen::Ref<Vector> z, const Vector& y, double C, double theta) {
     return theta;
 }
 
-// Largest eigenvalue of X'X from the smaller of the two Gram matrices.
-double squared_spectral_norm(const Matrix& X) {
-    const Matrix G = X.rows() <= X.cols() ? Matrix(X * X.transpose()) : Matrix(X.transpose() * X);
-    if (G.size() == 0) return 0.0;
-    return Eigen::SelfAdjointEigenSolver<Matrix>(G, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
-}
-
 double hinge_sum(const Vector& f, const Vector& y, double b) {
     return (1.0 - y.array() * (f.array() + b)).max(0.0).sum();
 }
 
-// The active sets of a dual point: samples strictly inside the box (free) and at its upper end,
-// features with |u_j| > c_j and their signs (w = S_c(u) is nonzero exactly there).
-struct ActiveSets {
-    std::vector<Index> free, upper, support;
-    std::vector<signed char> signs;
-    bool operator==(const ActiveSets& o) const {
-        return free == o.free && upper == o.upper && support == o.support && signs == o.signs;
-    }
-};
+double soft(double u, double c) { return u > c ? u - c : (u < -c ? u + c : 0.0); }
 
-ActiveSets active_sets(const Vector& beta, const Vector& u, const Vector& c, double C) {
-    ActiveSets s;
-    for (Index i = 0; i < beta.size(); ++i) {
-        if (beta[i] >= C) s.upper.push_back(i);
-        else if (beta[i] > 0.0) s.free.push_back(i);
+// The dual restricted to the features `J` (those outside J assumed to have |u_k| <= c_k), by a
+// primal-dual interior-point method (Mehrotra predictor-corrector). With
+// 1/2 S_c(u)^2 = min_{|v| <= c} 1/2 (u - v)^2 the dual is the bound-constrained QP
+//   min_{beta, v}  1/2 |X_J'(y o beta) - v|^2 - e'beta
+//   s.t.  0 <= beta <= C,  -c_J <= v <= c_J,  y'beta = 0
+// (a feature with c_k = 0 has v_k = 0 and no variable). Eliminating v from each Newton system
+// leaves the n x n system  Y X_J diag(omega) X_J' Y + D_beta  (omega_k = d_k / (1 + d_k) from
+// v_k's barrier term, 1 for c_k = 0) plus the equality's row, solved by Cholesky: n^2 |J| per
+// iteration, and a number of iterations that does not depend on the conditioning that makes
+// pair steps crawl (large C, fewer support features than free samples). Returns beta (interior,
+// y'beta = 0 up to rounding) after `iterations` steps or when the complementarity is below
+// `target` times its start.
+Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vector& c,
+                           const std::vector<Index>& J, int iterations, double target) {
+    const Index n = X.rows();
+    std::vector<Index> with_v, without_v;
+    for (const Index k : J) (c[k] > 0 ? with_v : without_v).push_back(k);
+    const Index m = Index(with_v.size()), m0 = Index(without_v.size());
+    const Matrix X1 = X(Eigen::all, with_v), X0 = X(Eigen::all, without_v);
+    const Vector c1 = c(with_v);
+    const Index N = n + m;  // z = (beta, v)
+    Vector lower(N), upper(N);
+    lower << Vector::Zero(n), -c1;
+    upper << Vector::Constant(n, C), c1;
+    Vector z(N);
+    z << Vector::Constant(n, 0.5 * C), Vector::Zero(m);
+    double eta = 0.0;  // multiplier of y'beta = 0
+    const auto gradient = [&](const Vector& zz) {
+        const Vector yb = y.cwiseProduct(zz.head(n));
+        const Vector r = X1.transpose() * yb - zz.tail(m);
+        Vector g(N);
+        g.head(n) = y.cwiseProduct(X1 * r) - Vector::Ones(n);
+        if (m0 > 0) g.head(n) += y.cwiseProduct(X0 * (X0.transpose() * yb));
+        g.tail(m) = -r;
+        return g;
+    };
+    Vector g = gradient(z);
+    Vector s_l = z - lower, s_u = upper - z;
+    Vector l_l = g.cwiseMax(0.0).array() + 1.0, l_u = (-g).cwiseMax(0.0).array() + 1.0;
+    const double mu_start = (s_l.dot(l_l) + s_u.dot(l_u)) / double(2 * N);
+    Vector yv = Vector::Zero(N);
+    yv.head(n) = y;
+    for (int it = 0; it < iterations; ++it) {
+        const double mu = (s_l.dot(l_l) + s_u.dot(l_u)) / double(2 * N);
+        if (mu <= target * mu_start) break;
+        const Vector r_d = g + eta * yv - l_l + l_u;
+        const double r_p = y.dot(z.head(n));
+        const Vector D = l_l.cwiseQuotient(s_l) + l_u.cwiseQuotient(s_u);
+        // The reduced n x n matrix and its Cholesky factor, shared by both solves.
+        const Vector omega = D.tail(m).cwiseQuotient((1.0 + D.tail(m).array()).matrix());
+        Matrix M = X1 * omega.asDiagonal() * X1.transpose();
+        if (m0 > 0) M.noalias() += X0 * X0.transpose();
+        M = y.asDiagonal() * M * y.asDiagonal();
+        M.diagonal() += D.head(n);
+        const Eigen::LLT<Matrix> llt(M);
+        if (llt.info() != Eigen::Success) break;
+        const Vector q = llt.solve(y);
+        // Solves (H + D) dz + y dEta = rhs, y'dz_beta = -r_p.
+        const auto newton = [&](const Vector& rhs, double& d_eta) {
+            const Vector inv = (1.0 + D.tail(m).array()).inverse().matrix();
+            const Vector h = rhs.head(n) +
+                             y.cwiseProduct(X1 * inv.cwiseProduct(rhs.tail(m)));
+            const Vector p = llt.solve(h);
+            d_eta = (y.dot(p) + r_p) / y.dot(q);
+            Vector dz(N);
+            dz.head(n) = p - d_eta * q;
+            dz.tail(m) = inv.cwiseProduct(rhs.tail(m) + X1.transpose() * y.cwiseProduct(dz.head(n)));
+            return dz;
+        };
+        const auto rhs_for = [&](const Vector& t_l, const Vector& t_u) {
+            return Vector(-r_d + (t_l.cwiseQuotient(s_l) - l_l) - (t_u.cwiseQuotient(s_u) - l_u));
+        };
+        const auto multipliers = [&](const Vector& dz, const Vector& t_l, const Vector& t_u,
+                                     Vector& d_l, Vector& d_u) {
+            d_l = (t_l - s_l.cwiseProduct(l_l) - l_l.cwiseProduct(dz)).cwiseQuotient(s_l);
+            d_u = (t_u - s_u.cwiseProduct(l_u) + l_u.cwiseProduct(dz)).cwiseQuotient(s_u);
+        };
+        const auto step_to_boundary = [&](const Vector& dz, const Vector& d_l, const Vector& d_u) {
+            double a = 1.0;
+            for (Index k = 0; k < N; ++k) {
+                if (dz[k] < 0) a = std::min(a, -s_l[k] / dz[k]);
+                if (dz[k] > 0) a = std::min(a, s_u[k] / dz[k]);
+                if (d_l[k] < 0) a = std::min(a, -l_l[k] / d_l[k]);
+                if (d_u[k] < 0) a = std::min(a, -l_u[k] / d_u[k]);
+            }
+            return a;
+        };
+        // Predictor (affine scaling), then the corrector with Mehrotra's centring.
+        const Vector zero = Vector::Zero(N);
+        double d_eta = 0.0;
+        Vector dz = newton(rhs_for(zero, zero), d_eta);
+        Vector d_l, d_u;
+        multipliers(dz, zero, zero, d_l, d_u);
+        const double a_aff = step_to_boundary(dz, d_l, d_u);
+        const double mu_aff = ((s_l + a_aff * dz).dot(l_l + a_aff * d_l) +
+                               (s_u - a_aff * dz).dot(l_u + a_aff * d_u)) /
+                              double(2 * N);
+        const double sigma = std::pow(mu_aff / mu, 3.0);
+        const Vector t_l = (sigma * mu - dz.cwiseProduct(d_l).array()).matrix();
+        const Vector t_u = (sigma * mu + dz.cwiseProduct(d_u).array()).matrix();
+        dz = newton(rhs_for(t_l, t_u), d_eta);
+        multipliers(dz, t_l, t_u, d_l, d_u);
+        const double a = std::min(1.0, 0.995 * step_to_boundary(dz, d_l, d_u));
+        z += a * dz;
+        eta += a * d_eta;
+        l_l += a * d_l;
+        l_u += a * d_u;
+        s_l = (z - lower).cwiseMax(1e-300);
+        s_u = (upper - z).cwiseMax(1e-300);
+        g = gradient(z);
     }
-    for (Index j = 0; j < u.size(); ++j)
-        if (std::abs(u[j]) > c[j]) {
-            s.support.push_back(j);
-            s.signs.push_back(u[j] > 0 ? 1 : -1);
+    return z.head(n);
+}
+
+// One problem of the batch, solved by SMO: each step moves a pair (i, j) along
+// beta_i += y_i t, beta_j -= y_j t (which keeps y'beta = 0) to the exact maximiser of the dual
+// on that line within the box. With a = x_i - x_j the derivative along the line is
+//   phi(t) = y_i - y_j - a'S_c(u + t a),
+// piecewise linear and non-increasing (S_c is monotone), with slope -sum of a_k^2 over the
+// features active at t; its root is found by safeguarded Newton steps over the pieces. The
+// state u = X'(beta o y), w = S_c(u) and f = X w is updated incrementally (f only through the
+// columns where w changed) and recomputed from beta before a stop is accepted.
+class PairSolver {
+public:
+    PairSolver(const Matrix& X, const Matrix& Xt, const Vector& y, double C, const Vector& c)
+        : X_(X), Xt_(Xt), y_(y), C_(C), c_(c) {}
+
+    // From a feasible beta; returns the steps taken and whether the relative gap was met.
+    bool solve(Vector& beta, double gap_tolerance, std::int64_t max_steps, std::int64_t& steps) {
+        beta_ = beta;
+        refresh();
+        steps = 0;
+        // Pair steps solve most problems in a few n steps; one that needs more goes to the
+        // interior-point method (and back to pair steps if that does not close the gap).
+        const std::int64_t pair_budget = 20 * y_.size() + 100;
+        bool solved = false;
+        for (;;) {
+            // The gap (O(n + d)) every few steps: a step can cost as little as O(d).
+            if (steps % 8 == 0 && gap_met(gap_tolerance)) {
+                refresh();  // accept only what the recomputed state confirms
+                if (gap_met(gap_tolerance)) {
+                    solved = true;
+                    break;
+                }
+            }
+            if (steps >= max_steps) break;
+            Index i = -1, j = -1;
+            if (!select_pair(i, j)) {
+                // No violating pair in floating point: recompute the state; the primal point
+                // of the face may still close the gap.
+                refresh();
+                if (gap_met(gap_tolerance) || face_closes_gap(beta_, gap_tolerance)) {
+                    solved = true;
+                    break;
+                }
+                if (!select_pair(i, j)) break;
+            }
+            take_step(i, j);
+            ++steps;
+            if (steps % 256 == 0) refresh();  // bounds the drift of the incremental state
+            // The face's primal point often closes the gap long before the pair steps do.
+            if (steps % (2 * y_.size()) == 0 && !gap_met(gap_tolerance) &&
+                face_closes_gap(beta_, gap_tolerance)) {
+                solved = true;
+                break;
+            }
+            if (steps == pair_budget && interior_point(gap_tolerance)) {
+                solved = true;
+                break;
+            }
         }
-    return s;
-}
+        beta = beta_;
+        return solved;
+    }
 
-// The active-set finish: with the sets fixed, the optimality conditions are linear. On the
-// support J, w_J = X_J'(beta o y) - c_J o s_J; a free sample i has y_i (x_iJ'w_J + b) = 1, and
-// y'beta = 0. With A = D_y X_FJ and g the part of w_J from the samples at C, that is
-//   [A A'  y_F] [beta_F]   [1 - A g          ]
-//   [y_F'  0  ] [b     ] = [-C sum_upper y_i ],
-// solved by least squares (it is singular when more samples are free than features are in the
-// support, or the support is empty). False when no free samples or beta_F leaves [0, C] by more
-// than rounding; else `beta` is the candidate (still to be projected: the caller's gap check
-// decides whether it is optimal).
-bool finish(const Matrix& X, const Vector& y, double C, const Vector& c, const ActiveSets& s,
-            Vector& beta) {
-    const Index nf = Index(s.free.size()), nj = Index(s.support.size());
-    if (nf == 0 || nf > 4 * nj + 16) return false;  // far from a vertex-like optimum: skip
-    Vector g(nj);
-    for (Index a = 0; a < nj; ++a) g[a] = -c[s.support[std::size_t(a)]] * s.signs[std::size_t(a)];
-    double upper_sum = 0.0;
-    for (const Index i : s.upper) {
-        upper_sum += y[i];
-        for (Index a = 0; a < nj; ++a) g[a] += C * y[i] * X(i, s.support[std::size_t(a)]);
+    const Vector& w() const { return w_; }
+    double b() const { return b_; }
+    double primal() const { return primal_; }
+    double dual() const { return dual_; }
+
+private:
+    // The interior-point solve on the features that are, or are close to, the support and
+    // those with c_k = 0; features found violating |u_k| <= c_k at its answer join and it
+    // reruns. Its answer, projected onto the constraints, is adopted when its dual is higher.
+    // Its dual value is accurate, but w(beta) is not accurate enough for the primal: the
+    // primal point comes from the face the answer identifies (face_point). True when the gap
+    // is met.
+    bool interior_point(double gap_tolerance) {
+        std::vector<Index> J;
+        for (Index k = 0; k < u_.size(); ++k)
+            if (c_[k] == 0.0 || std::abs(u_[k]) > 0.5 * c_[k]) J.push_back(k);
+        for (int round = 0; round < 4; ++round) {
+            Vector candidate = interior_point_dual(X_, y_, C_, c_, J, 80, 1e-16);
+            project(candidate, y_, C_, 0.0);
+            const Vector u = X_.transpose() * candidate.cwiseProduct(y_);
+            double half_w2 = 0.0;
+            std::vector<Index> violators;
+            for (Index k = 0; k < u.size(); ++k) {
+                const double w = soft(u[k], c_[k]);
+                half_w2 += 0.5 * w * w;
+                if (w != 0.0 && !std::binary_search(J.begin(), J.end(), k)) violators.push_back(k);
+            }
+            if (candidate.sum() - half_w2 > dual_) {
+                beta_ = candidate;
+                refresh();
+                if (gap_met(gap_tolerance)) return true;
+            }
+            if (face_closes_gap(candidate, gap_tolerance)) return true;
+            if (violators.empty()) return false;
+            J.insert(J.end(), violators.begin(), violators.end());
+            std::sort(J.begin(), J.end());
+        }
+        return false;
     }
-    Matrix A(nf, nj);
-    for (Index r = 0; r < nf; ++r)
-        for (Index a = 0; a < nj; ++a)
-            A(r, a) = y[s.free[std::size_t(r)]] * X(s.free[std::size_t(r)], s.support[std::size_t(a)]);
-    Matrix K = Matrix::Zero(nf + 1, nf + 1);
-    K.topLeftCorner(nf, nf) = A * A.transpose();
-    Vector rhs(nf + 1);
-    rhs.head(nf) = (1.0 - (A * g).array()).matrix();
-    rhs[nf] = -C * upper_sum;
-    for (Index r = 0; r < nf; ++r) K(r, nf) = K(nf, r) = y[s.free[std::size_t(r)]];
-    const Vector x = Eigen::CompleteOrthogonalDecomposition<Matrix>(K).solve(rhs);
-    if (!x.allFinite()) return false;
-    beta = Vector::Zero(y.size());
-    for (const Index i : s.upper) beta[i] = C;
-    for (Index r = 0; r < nf; ++r) {
-        const double v = x[r];
-        if (v < -1e-9 * C || v > C * (1 + 1e-9)) return false;
-        beta[s.free[std::size_t(r)]] = std::clamp(v, 0.0, C);
+
+    // Whether the primal point of beta's face (face_point) closes the gap against the current
+    // dual value; if so it becomes the reported primal point.
+    bool face_closes_gap(const Vector& beta, double gap_tolerance) {
+        Vector w;
+        if (!face_point(beta, w)) return false;
+        const Vector f = X_ * w;
+        const double b = optimal_bias(f, y_);
+        const double primal =
+            C_ * hinge_sum(f, y_, b) + 0.5 * w.squaredNorm() + c_.dot(w.cwiseAbs());
+        gap_met(gap_tolerance);  // the dual value of the current state
+        if (!(primal - dual_ <= gap_tolerance * std::abs(primal))) return false;
+        refresh();  // report the recomputed dual value, not the incremental one
+        if (gap_met(gap_tolerance)) return true;
+        if (!(primal < primal_ && primal - dual_ <= gap_tolerance * std::abs(primal))) return false;
+        w_ = w, f_ = f, b_ = b, primal_ = primal;
+        return true;
     }
-    return true;
-}
+
+    // The primal optimum on the face of the current (near-optimal) beta: samples free
+    // (F: margin exactly 1) or at C (U), support S of w with its signs s. There the optimality
+    // conditions are linear: w_S = A'lambda - g with A = rows y_i x_iS of F and
+    // g = c_S o s - C sum_U y_i x_iS, and
+    //   [A A'  y_F] [lambda]   [e + A g        ]
+    //   [y_F'  0  ] [b     ] = [-C sum_U y_i   ].
+    // lambda need not be unique (more free samples than support features + 1) but A'lambda,
+    // hence w, is: least squares gives it. False when the face is empty or the solve fails.
+    bool face_point(const Vector& beta, Vector& w) const {
+        const Index n = y_.size();
+        const Vector u = X_.transpose() * beta.cwiseProduct(y_);
+        Vector w_beta(u.size());
+        for (Index k = 0; k < u.size(); ++k) w_beta[k] = soft(u[k], c_[k]);
+        const double scale = std::max(w_beta.cwiseAbs().maxCoeff(), 1e-300);
+        std::vector<Index> free, upper, support;
+        for (Index i = 0; i < n; ++i) {
+            if (beta[i] >= C_ * (1 - 1e-7)) upper.push_back(i);
+            else if (beta[i] > 1e-7 * C_) free.push_back(i);
+        }
+        for (Index k = 0; k < u.size(); ++k)
+            if (std::abs(w_beta[k]) > 1e-7 * scale) support.push_back(k);
+        const Index nf = Index(free.size()), ns = Index(support.size());
+        if (nf == 0 || ns == 0) return false;
+        Vector g(ns);
+        for (Index a = 0; a < ns; ++a) {
+            const Index k = support[std::size_t(a)];
+            g[a] = c_[k] * (w_beta[k] > 0 ? 1.0 : -1.0);
+        }
+        double upper_sum = 0.0;
+        for (const Index i : upper) {
+            upper_sum += y_[i];
+            for (Index a = 0; a < ns; ++a) g[a] -= C_ * y_[i] * X_(i, support[std::size_t(a)]);
+        }
+        Matrix A(nf, ns);
+        for (Index r = 0; r < nf; ++r)
+            for (Index a = 0; a < ns; ++a)
+                A(r, a) = y_[free[std::size_t(r)]] * X_(free[std::size_t(r)], support[std::size_t(a)]);
+        Matrix K = Matrix::Zero(nf + 1, nf + 1);
+        K.topLeftCorner(nf, nf) = A * A.transpose();
+        Vector rhs(nf + 1);
+        rhs.head(nf) = (1.0 + (A * g).array()).matrix();
+        rhs[nf] = -C_ * upper_sum;
+        for (Index r = 0; r < nf; ++r) K(r, nf) = K(nf, r) = y_[free[std::size_t(r)]];
+        const Vector x = Eigen::CompleteOrthogonalDecomposition<Matrix>(K).solve(rhs);
+        if (!x.allFinite()) return false;
+        const Vector w_s = A.transpose() * x.head(nf) - g;
+        w = Vector::Zero(u.size());
+        for (Index a = 0; a < ns; ++a) w[support[std::size_t(a)]] = w_s[a];
+        return true;
+    }
+
+    // u, w, f from beta.
+    void refresh() {
+        u_ = X_.transpose() * beta_.cwiseProduct(y_);
+        w_.resize(u_.size());
+        for (Index k = 0; k < u_.size(); ++k) w_[k] = soft(u_[k], c_[k]);
+        f_ = X_ * w_;
+        support_changed_ = true;
+    }
+
+    bool gap_met(double gap_tolerance) {
+        const double half_w2 = 0.5 * w_.squaredNorm();
+        b_ = optimal_bias(f_, y_);
+        primal_ = C_ * hinge_sum(f_, y_, b_) + half_w2 + c_.dot(w_.cwiseAbs());
+        dual_ = beta_.sum() - half_w2;
+        return primal_ - dual_ <= gap_tolerance * std::abs(primal_);
+    }
+
+    bool up(Index i) const { return y_[i] > 0 ? beta_[i] < C_ : beta_[i] > 0; }
+    bool low(Index i) const { return y_[i] > 0 ? beta_[i] > 0 : beta_[i] < C_; }
+
+    // Second-order working-set selection (Fan, Chen & Lin 2005): i maximises y_i - f_i over
+    // I_up; j, among the I_low with y_j - f_j below it, maximises the gain (m - g_j)^2 / a_ij
+    // with a_ij = |x_i - x_j|^2 over the features of the current support (the line's curvature
+    // at t = 0). False when no pair violates the optimality conditions.
+    bool select_pair(Index& i, Index& j) {
+        const Index n = y_.size();
+        double m = -std::numeric_limits<double>::infinity();
+        for (Index r = 0; r < n; ++r)
+            if (up(r) && y_[r] - f_[r] > m) {
+                m = y_[r] - f_[r];
+                i = r;
+            }
+        if (i < 0) return false;
+        // X_J x_iJ and the squared row norms over the support J (these kept until J changes).
+        cross_.setZero(n);
+        if (support_changed_) norms_.setZero(n);
+        for (Index k = 0; k < w_.size(); ++k) {
+            if (w_[k] == 0.0) continue;
+            const auto col = X_.col(k);
+            cross_ += X_(i, k) * col;
+            if (support_changed_) norms_ += col.cwiseAbs2();
+        }
+        support_changed_ = false;
+        double best = 0.0;
+        for (Index r = 0; r < n; ++r) {
+            if (!low(r)) continue;
+            const double b = m - (y_[r] - f_[r]);
+            if (!(b > 0.0)) continue;
+            const double a = std::max(norms_[i] + norms_[r] - 2.0 * cross_[r], 1e-12);
+            if (b * b / a > best) {
+                best = b * b / a;
+                j = r;
+            }
+        }
+        return j >= 0 && m - (y_[j] - f_[j]) > 1e-15 * (1.0 + std::abs(m));
+    }
+
+    // phi(t) and its slope (right derivative) on the line u + t a.
+    double phi(double t, double dy, double& slope) const {
+        double s = 0.0;
+        slope = 0.0;
+        for (const Index k : line_) {
+            const double v = u_[k] + t * a_[k];
+            if (v > c_[k]) {
+                s += a_[k] * (v - c_[k]);
+                slope += a_[k] * a_[k];
+            } else if (v < -c_[k]) {
+                s += a_[k] * (v + c_[k]);
+                slope += a_[k] * a_[k];
+            }
+        }
+        return dy - s;
+    }
+
+    // The smallest t' > t at which a feature enters or leaves the support (inf if none).
+    double next_breakpoint(double t) const {
+        double next = std::numeric_limits<double>::infinity();
+        for (const Index k : line_) {
+            if (a_[k] == 0.0) continue;
+            const double v = u_[k] + t * a_[k];
+            for (const double edge : {c_[k], -c_[k]}) {
+                const double dt = (edge - v) / a_[k];
+                if (dt > 0.0) next = std::min(next, t + dt);
+            }
+        }
+        return next;
+    }
+
+    // The largest useful step: T when phi(T) >= 0, else the root of phi in (0, T), by Newton
+    // steps from both ends of a bracket (each lands on the root when the root lies on the piece
+    // it starts from), bisection when a step leaves the bracket. Ends at |phi| within rounding.
+    double line_root(double dy, double T) const {
+        double slope_hi = 0.0, slope_lo = 0.0;
+        double v_hi = phi(T, dy, slope_hi);
+        if (v_hi >= 0.0) return T;
+        double lo = 0.0, hi = T;
+        double v_lo = phi(lo, dy, slope_lo);
+        const double small = 1e-14 * (std::abs(dy) + v_lo - v_hi);
+        bool from_lo = true;
+        for (int k = 0; k < 200; ++k) {
+            double t = from_lo ? (slope_lo > 0.0 ? lo + v_lo / slope_lo : next_breakpoint(lo))
+                               : (slope_hi > 0.0 ? hi + v_hi / slope_hi : 0.5 * (lo + hi));
+            if (!(t > lo && t < hi)) t = 0.5 * (lo + hi);
+            double slope = 0.0;
+            const double v = phi(t, dy, slope);
+            if (std::abs(v) <= small) return t;
+            if (v > 0.0) {
+                lo = t, v_lo = v, slope_lo = slope;
+                from_lo = true;
+            } else {
+                hi = t, v_hi = v, slope_hi = slope;
+                from_lo = !from_lo;
+            }
+            if (hi - lo <= 1e-15 * (1.0 + hi)) break;
+        }
+        return lo;
+    }
+
+    void take_step(Index i, Index j) {
+        const double dy = y_[i] - y_[j];
+        const double room_i = y_[i] > 0 ? C_ - beta_[i] : beta_[i];
+        const double room_j = y_[j] > 0 ? beta_[j] : C_ - beta_[j];
+        const double T = std::min(room_i, room_j);
+        // Only the features that can reach their threshold within [0, T] shape the line.
+        a_ = Xt_.col(i) - Xt_.col(j);
+        line_.clear();
+        for (Index k = 0; k < a_.size(); ++k)
+            if (std::abs(u_[k]) + T * std::abs(a_[k]) > c_[k]) line_.push_back(k);
+        const double t = line_root(dy, T);
+        beta_[i] = t == room_i ? (y_[i] > 0 ? C_ : 0.0) : beta_[i] + y_[i] * t;
+        beta_[j] = t == room_j ? (y_[j] > 0 ? 0.0 : C_) : beta_[j] - y_[j] * t;
+        beta_[i] = std::clamp(beta_[i], 0.0, C_);
+        beta_[j] = std::clamp(beta_[j], 0.0, C_);
+        u_ += t * a_;
+        for (const Index k : line_) {  // w changes only on the line's features
+            const double w_new = soft(u_[k], c_[k]);
+            const double dw = w_new - w_[k];
+            if ((w_new == 0.0) != (w_[k] == 0.0)) support_changed_ = true;
+            if (dw != 0.0) {
+                f_ += dw * X_.col(k);
+                w_[k] = w_new;
+            }
+        }
+    }
+
+    const Matrix& X_;
+    const Matrix& Xt_;  // X', whose columns are the samples
+    const Vector& y_;
+    const double C_;
+    const Vector& c_;
+    Vector beta_, u_, w_, f_, a_, cross_, norms_;
+    std::vector<Index> line_;  // the features that can change sign during the current step
+    bool support_changed_ = true;  // since norms_ was computed
+    double b_ = 0.0, primal_ = 0.0, dual_ = 0.0;
+};
 
 }  // namespace
 
@@ -185,97 +555,27 @@ L2L1BatchResult solve_l2_l1_svm_batch(const Matrix& X, const Vector& y, const Ve
 
     L2L1BatchResult out;
     out.beta = warm_beta.size() > 0 ? warm_beta : Matrix(Matrix::Zero(n, P));
-    Vector theta = Vector::Zero(P);  // each problem's last projection root
-    for (Index p = 0; p < P; ++p) theta[p] = project(out.beta.col(p), y, C[p], 0.0);
     out.w.resize(d, P);
     out.b.resize(P);
     out.primal.resize(P);
     out.dual.resize(P);
     out.status.assign(std::size_t(P), Status::NoConvergence);
     out.iterations.assign(std::size_t(P), 0);
-
-    const double L = std::max(squared_spectral_norm(X) * (1.0 + 1e-10), 1e-300);
-    Matrix& B = out.beta;
-    Matrix Z = B;                   // extrapolated points
-    Vector t = Vector::Ones(P);     // momentum sequences
-    std::vector<Index> live(static_cast<std::size_t>(P));  // the problems still running
-    std::iota(live.begin(), live.end(), Index(0));
-    std::vector<ActiveSets> last_sets(static_cast<std::size_t>(P));
-    constexpr int check_every = 10;
-
-    // The gap of problem p at beta, from U = X'(beta o y); fills out's entries of p.
-    const auto measure = [&](Index p, const Vector& beta, const Vector& u, std::int64_t k) {
-        const Vector w = soft_threshold(u, costs.col(p));
-        const Vector f = X * w;
-        const double b = optimal_bias(f, y);
-        const double half_w2 = 0.5 * w.squaredNorm();
-        out.w.col(p) = w;
-        out.b[p] = b;
-        out.primal[p] = C[p] * hinge_sum(f, y, b) + half_w2 + costs.col(p).dot(w.cwiseAbs());
-        out.dual[p] = beta.sum() - half_w2;
-        out.iterations[std::size_t(p)] = k;
-        return out.primal[p] - out.dual[p] <= gap_tolerance * std::abs(out.primal[p]);
-    };
-    // Measures the gap at B for the live problems; those that reach it leave. A problem whose
-    // active sets have not changed since its last check also tries the active-set finish.
-    const auto check = [&](std::int64_t k) {
-        const Matrix U = X.transpose() * (B(Eigen::all, live).array().colwise() * y.array()).matrix();
-        std::vector<Index> running;
-        for (std::size_t a = 0; a < live.size(); ++a) {
-            const Index p = live[a];
-            const Vector u = U.col(Index(a));
-            if (measure(p, B.col(p), u, k)) {
-                out.status[std::size_t(p)] = Status::Success;
-                continue;
-            }
-            ActiveSets sets = active_sets(B.col(p), u, costs.col(p), C[p]);
-            const bool stable = sets == last_sets[std::size_t(p)];
-            last_sets[std::size_t(p)] = std::move(sets);
-            Vector candidate;
-            if (stable && finish(X, y, C[p], costs.col(p), last_sets[std::size_t(p)], candidate)) {
-                // The candidate ends the problem only when it closes the gap (adopting a merely
-                // better one would reset the momentum at every check and slow the rest down).
-                const double dual_now = out.dual[p], primal_now = out.primal[p], b_now = out.b[p];
-                const Vector w_now = out.w.col(p);
-                project(candidate, y, C[p], theta[p]);
-                if (measure(p, candidate, X.transpose() * candidate.cwiseProduct(y), k)) {
-                    B.col(p) = candidate;
-                    out.status[std::size_t(p)] = Status::Success;
-                    continue;
-                }
-                out.w.col(p) = w_now;  // keep the report of the gradient iterate
-                out.b[p] = b_now;
-                out.primal[p] = primal_now;
-                out.dual[p] = dual_now;
-            }
-            running.push_back(p);
-        }
-        live = std::move(running);
-    };
-
-    check(0);
-    for (std::int64_t k = 1; k <= max_iterations && !live.empty(); ++k) {
-        // Ascent step from Z for the live problems: grad D = e - y o X S_c(X'(Z o y)).
-        const Matrix U = X.transpose() * (Z(Eigen::all, live).array().colwise() * y.array()).matrix();
-        const Matrix W = soft_threshold(U, costs(Eigen::all, live));
-        const Matrix F = X * W;
-        for (std::size_t a = 0; a < live.size(); ++a) {
-            const Index p = live[a];
-            Vector next = Z.col(p) + (1.0 - F.col(Index(a)).cwiseProduct(y).array()).matrix() / L;
-            theta[p] = project(next, y, C[p], theta[p]);
-            const Vector step = next - B.col(p);
-            // Adaptive restart: drop the momentum when it points against the gradient step.
-            if ((Z.col(p) - next).dot(step) > 0) {
-                t[p] = 1.0;
-                Z.col(p) = next;
-            } else {
-                const double t_next = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * t[p] * t[p]));
-                Z.col(p) = next + ((t[p] - 1.0) / t_next) * step;
-                t[p] = t_next;
-            }
-            B.col(p) = next;
-        }
-        if (k % check_every == 0 || k == max_iterations) check(k);
+    const Matrix Xt = X.transpose();
+    for (Index p = 0; p < P; ++p) {
+        project(out.beta.col(p), y, C[p], 0.0);
+        const Vector c = costs.col(p);
+        PairSolver solver(X, Xt, y, C[p], c);
+        Vector beta = out.beta.col(p);
+        std::int64_t steps = 0;
+        if (solver.solve(beta, gap_tolerance, max_iterations, steps))
+            out.status[std::size_t(p)] = Status::Success;
+        out.beta.col(p) = beta;
+        out.w.col(p) = solver.w();
+        out.b[p] = solver.b();
+        out.primal[p] = solver.primal();
+        out.dual[p] = solver.dual();
+        out.iterations[std::size_t(p)] = steps;
     }
     return out;
 }
