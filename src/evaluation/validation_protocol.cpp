@@ -287,12 +287,8 @@ std::vector<GridPointFit> kta_fits(Backend& backend, const Matrix& X, const Vect
         out[p].iterations = r.iterations;
         for (std::size_t q = p; q < points.size(); ++q) {
             KtaOptions other = points[q].kta;
-            other.svm_lambda = kta.svm_lambda;
-            other.max_iterations = kta.max_iterations;
-            if (done[q] || other.lambda != kta.lambda || other.width != kta.width ||
-                other.rho != kta.rho || other.alpha != kta.alpha ||
-                other.kernel != kta.kernel || other.tolerance != kta.tolerance)
-                continue;
+            other.max_iterations = points[q].max_iterations;
+            if (done[q] || !other.same_dca(kta)) continue;
             done[q] = 1;
             GridPointFit& fit = out[q];
             fit.selected = r.selected;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "zeronorm/core/backend.hpp"
@@ -37,7 +38,21 @@ struct KtaOptions {
     double svm_lambda = 0.5;
 
     void validate() const;  // InvalidArgument naming the field
+
+    // Everything that shapes the DCA and the selection, i.e. every field but svm_lambda: two
+    // option sets with equal fields here select the same features (a validation grid fits the
+    // DCA once for all SVM weights).
+    auto dca_fields() const {
+        return std::tie(kernel, lambda, alpha, width, rho, tolerance, max_iterations,
+                        inner_tolerance, inner_max_iterations, threshold);
+    }
+    bool same_dca(const KtaOptions& other) const { return dca_fields() == other.dca_fields(); }
 };
+
+// A field added to KtaOptions must join dca_fields when it shapes the DCA (the size check, on
+// 64-bit targets, is the reminder).
+static_assert(sizeof(void*) != 8 || sizeof(KtaOptions) == 88,
+              "KtaOptions changed: check KtaOptions::dca_fields");
 
 struct KtaStep {
     double objective = 0.0;  // f(theta^k) after step k
