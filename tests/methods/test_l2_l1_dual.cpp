@@ -102,5 +102,34 @@ TEST(L2L1Dual, DegenerateLargeBoxProblemsReachTheGap) {
         EXPECT_NEAR(hot.primal[p], cold.primal[p], 2e-8 * cold.primal[p]) << "problem " << p;
 }
 
+// Tiny and degenerate problems end with the gap met: two or three samples, zero and repeated
+// columns, all-zero data (w = 0, the bias alone), zero and huge costs, boxes from 1e-3 to 1e3.
+TEST(L2L1Dual, TinyAndDegenerateProblemsReachTheGap) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    for (const Index n : {Index(2), Index(3), Index(5)}) {
+        for (const Index d : {Index(1), Index(3)}) {
+            Matrix X = random_matrix(n, d, rng, -2.0, 2.0);
+            Vector y(n);
+            for (Index i = 0; i < n; ++i) y[i] = i % 2 == 0 ? 1.0 : -1.0;
+            for (int variant = 0; variant < 3; ++variant) {
+                SCOPED_TRACE("n " + std::to_string(n) + ", d " + std::to_string(d) +
+                             ", variant " + std::to_string(variant));
+                Matrix Xv = X;
+                if (variant == 1) Xv.col(0).setZero();
+                if (variant == 2) Xv.setZero();
+                const Vector C = (Vector(3) << 1e-3, 1.0, 1e3).finished();
+                Matrix costs(d, 3);
+                costs.col(0).setZero();
+                costs.col(1).setConstant(1.0);
+                costs.col(2).setConstant(100.0);
+                const L2L1BatchResult r =
+                    solve_l2_l1_svm_batch(Xv, y, C, costs, Matrix(), 1e-8, 200'000);
+                expect_solved(Xv, y, C, costs, r);
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace zeronorm
