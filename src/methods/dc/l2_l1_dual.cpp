@@ -21,16 +21,16 @@ Matrix soft_threshold(const Matrix& U, const Matrix& costs) {
     return U.cwiseSign().cwiseProduct((U.cwiseAbs() - costs).cwiseMax(0.0));
 }
 
-// beta = clip(z - theta y, 0, C) with y'beta = 0. r(theta) = sum_i y_i clip(z_i - theta y_i, 0, C)
-// is piecewise linear and non-increasing, from C n_+ to -C n_-, with slope -#{i : 0 < z_i -
-// theta y_i < C}. Newton steps from `theta` (the previous step's root, which moves little between
-// gradient steps) land on the root of the current piece, usually in two or three passes over z;
-// a bracket with bisection guards against flat pieces and overshoots. Returns the root.
-double project(Eigen::Ref<Vector> z, const Vector& y, double C, double theta) {
+// z <- clip(z - theta y, 0, C) with theta such that y'z = 0 (the projection onto the dual's
+// constraints, for warm starts and interior-point answers). r(theta) = sum_i y_i clip(z_i -
+// theta y_i, 0, C) is piecewise linear and non-increasing, from C n_+ to -C n_-, with slope
+// -#{i : 0 < z_i - theta y_i < C}: Newton steps land on the root of the current piece; a bracket
+// with bisection guards against flat pieces and overshoots.
+void project(Eigen::Ref<Vector> z, const Vector& y, double C) {
     const Index n = z.size();
+    double theta = 0.0;
     double hi = z.cwiseAbs().maxCoeff() + C + 1.0;  // r(hi) = -C n_-, r(-hi) = C n_+
     double lo = -hi, r_lo = C * double((y.array() > 0).count()), r_hi = r_lo - C * double(n);
-    theta = std::clamp(theta, lo, hi);
     const double r_small = 1e-15 * C * double(n);
     for (int k = 0; k < 200; ++k) {
         double r = 0.0;
@@ -56,7 +56,6 @@ double project(Eigen::Ref<Vector> z, const Vector& y, double C, double theta) {
         theta = newton > lo && newton < hi && k < 50 ? newton : 0.5 * (lo + hi);
     }
     for (Index i = 0; i < n; ++i) z[i] = std::clamp(z[i] - theta * y[i], 0.0, C);
-    return theta;
 }
 
 double hinge_sum(const Vector& f, const Vector& y, double b) {
@@ -216,7 +215,7 @@ public:
                 // No violating pair in floating point: recompute the state; the primal point
                 // of the face may still close the gap.
                 refresh();
-                if (gap_met(gap_tolerance) || face_closes_gap(beta_, gap_tolerance)) {
+                if (gap_met(gap_tolerance) || face_closes_gap(beta_, w_, gap_tolerance)) {
                     solved = true;
                     break;
                 }
@@ -226,8 +225,7 @@ public:
             ++steps;
             if (steps % 256 == 0) refresh();  // bounds the drift of the incremental state
             // The face's primal point often closes the gap long before the pair steps do.
-            if (steps % (2 * y_.size()) == 0 && !gap_met(gap_tolerance) &&
-                face_closes_gap(beta_, gap_tolerance)) {
+            if (steps % (2 * y_.size()) == 0 && face_closes_gap(beta_, w_, gap_tolerance)) {
                 solved = true;
                 break;
             }
@@ -258,21 +256,18 @@ private:
             if (c_[k] == 0.0 || std::abs(u_[k]) > 0.5 * c_[k]) J.push_back(k);
         for (int round = 0; round < 4; ++round) {
             Vector candidate = interior_point_dual(X_, y_, C_, c_, J, 80, 1e-16);
-            project(candidate, y_, C_, 0.0);
-            const Vector u = X_.transpose() * candidate.cwiseProduct(y_);
-            double half_w2 = 0.0;
+            project(candidate, y_, C_);
+            Vector u, w;
+            weights_of(candidate, u, w);
             std::vector<Index> violators;
-            for (Index k = 0; k < u.size(); ++k) {
-                const double w = soft(u[k], c_[k]);
-                half_w2 += 0.5 * w * w;
-                if (w != 0.0 && !std::binary_search(J.begin(), J.end(), k)) violators.push_back(k);
-            }
-            if (candidate.sum() - half_w2 > dual_) {
+            for (Index k = 0; k < w.size(); ++k)
+                if (w[k] != 0.0 && !std::binary_search(J.begin(), J.end(), k)) violators.push_back(k);
+            if (candidate.sum() - 0.5 * w.squaredNorm() > dual_) {
                 beta_ = candidate;
                 refresh();
                 if (gap_met(gap_tolerance)) return true;
             }
-            if (face_closes_gap(candidate, gap_tolerance)) return true;
+            if (face_closes_gap(candidate, w, gap_tolerance)) return true;
             if (violators.empty()) return false;
             J.insert(J.end(), violators.begin(), violators.end());
             std::sort(J.begin(), J.end());
@@ -280,16 +275,17 @@ private:
         return false;
     }
 
-    // Whether the primal point of beta's face (face_point) closes the gap against the current
-    // dual value; if so it becomes the reported primal point.
-    bool face_closes_gap(const Vector& beta, double gap_tolerance) {
+    // Whether the primal point of the face of beta (with w_beta = S_c(X'(beta o y))) closes the
+    // gap against the current state's dual value; if so it becomes the reported primal point.
+    // False also when the current state meets the gap by itself (the caller's check takes it).
+    bool face_closes_gap(const Vector& beta, const Vector& w_beta, double gap_tolerance) {
+        if (gap_met(gap_tolerance)) return false;  // also measures the current dual value
         Vector w;
-        if (!face_point(beta, w)) return false;
+        if (!face_point(beta, w_beta, w)) return false;
         const Vector f = X_ * w;
         const double b = optimal_bias(f, y_);
         const double primal =
             C_ * hinge_sum(f, y_, b) + 0.5 * w.squaredNorm() + c_.dot(w.cwiseAbs());
-        gap_met(gap_tolerance);  // the dual value of the current state
         if (!(primal - dual_ <= gap_tolerance * std::abs(primal))) return false;
         refresh();  // report the recomputed dual value, not the incremental one
         if (gap_met(gap_tolerance)) return true;
@@ -306,18 +302,15 @@ private:
     //   [y_F'  0  ] [b     ] = [-C sum_U y_i   ].
     // lambda need not be unique (more free samples than support features + 1) but A'lambda,
     // hence w, is: least squares gives it. False when the face is empty or the solve fails.
-    bool face_point(const Vector& beta, Vector& w) const {
-        const Index n = y_.size();
-        const Vector u = X_.transpose() * beta.cwiseProduct(y_);
-        Vector w_beta(u.size());
-        for (Index k = 0; k < u.size(); ++k) w_beta[k] = soft(u[k], c_[k]);
+    bool face_point(const Vector& beta, const Vector& w_beta, Vector& w) const {
+        const Index n = y_.size(), d = w_beta.size();
         const double scale = std::max(w_beta.cwiseAbs().maxCoeff(), 1e-300);
         std::vector<Index> free, upper, support;
         for (Index i = 0; i < n; ++i) {
             if (beta[i] >= C_ * (1 - 1e-7)) upper.push_back(i);
             else if (beta[i] > 1e-7 * C_) free.push_back(i);
         }
-        for (Index k = 0; k < u.size(); ++k)
+        for (Index k = 0; k < d; ++k)
             if (std::abs(w_beta[k]) > 1e-7 * scale) support.push_back(k);
         const Index nf = Index(free.size()), ns = Index(support.size());
         if (nf == 0 || ns == 0) return false;
@@ -344,16 +337,21 @@ private:
         const Vector x = Eigen::CompleteOrthogonalDecomposition<Matrix>(K).solve(rhs);
         if (!x.allFinite()) return false;
         const Vector w_s = A.transpose() * x.head(nf) - g;
-        w = Vector::Zero(u.size());
+        w = Vector::Zero(d);
         for (Index a = 0; a < ns; ++a) w[support[std::size_t(a)]] = w_s[a];
         return true;
     }
 
+    // u = X'(beta o y) and w = S_c(u) of a dual point.
+    void weights_of(const Vector& beta, Vector& u, Vector& w) const {
+        u = X_.transpose() * beta.cwiseProduct(y_);
+        w.resize(u.size());
+        for (Index k = 0; k < u.size(); ++k) w[k] = soft(u[k], c_[k]);
+    }
+
     // u, w, f from beta.
     void refresh() {
-        u_ = X_.transpose() * beta_.cwiseProduct(y_);
-        w_.resize(u_.size());
-        for (Index k = 0; k < u_.size(); ++k) w_[k] = soft(u_[k], c_[k]);
+        weights_of(beta_, u_, w_);
         f_ = X_ * w_;
         support_changed_ = true;
     }
@@ -563,7 +561,7 @@ L2L1BatchResult solve_l2_l1_svm_batch(const Matrix& X, const Vector& y, const Ve
     out.iterations.assign(std::size_t(P), 0);
     const Matrix Xt = X.transpose();
     for (Index p = 0; p < P; ++p) {
-        project(out.beta.col(p), y, C[p], 0.0);
+        project(out.beta.col(p), y, C[p]);
         const Vector c = costs.col(p);
         PairSolver solver(X, Xt, y, C[p], c);
         Vector beta = out.beta.col(p);
