@@ -130,9 +130,14 @@ void LpOptions::validate() const {
                "LpOptions.dual_tolerance must be finite and > 0, got " << dual_tolerance);
 }
 
-LpResult solve_lp(const LinearProgram& lp, const LpOptions& options) {
+LpResult solve_lp(const LinearProgram& lp, const LpOptions& options, const LpBasis& start) {
     lp.validate();
     options.validate();
+    ZN_EXPECTS_DIM(start.empty() || start.status.size() == std::size_t(lp.n_cols() + lp.n_rows()),
+                   "solve_lp: the starting basis has " << start.status.size()
+                                                       << " statuses, the LP " << lp.n_cols()
+                                                       << " columns and " << lp.n_rows()
+                                                       << " rows");
     const Stopwatch stopwatch;
 
     const Index m = lp.n_rows();
@@ -174,7 +179,10 @@ LpResult solve_lp(const LinearProgram& lp, const LpOptions& options) {
         if (options.time_limit != lp_infinity) model.setMaximumSeconds(options.time_limit);
         model.setPrimalTolerance(options.primal_tolerance);
         model.setDualTolerance(options.dual_tolerance);
-        switch (options.method) {
+        if (!start.empty()) {
+            model.copyinStatus(start.status.data());
+            model.primal();  // with a status array present CLP starts from it (no crash)
+        } else switch (options.method) {
             case LpMethod::Automatic: {
                 ClpSolve solve_options;
                 model.initialSolve(solve_options);
@@ -260,6 +268,10 @@ LpResult solve_lp(const LinearProgram& lp, const LpOptions& options) {
             break;
     }
     result.message = msg.str();
+    if (result.status == Status::Success) {
+        const unsigned char* status = model.statusArray();
+        result.basis.status.assign(status, status + n + m);
+    }
     result.seconds = stopwatch.seconds();
     return result;
 }

@@ -398,6 +398,38 @@ TEST(Lp, RandomLpsKktVertexAndMethodsAgree) {
     }
 }
 
+// A basis handed back: the same LP resumes at its optimum without pivots; with new costs (the
+// successive-linearisation use) it reaches the cold solve's optimum, a KKT vertex.
+TEST(Lp, WarmStartFromAnOptimalBasis) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(zeronorm::testing::test_seed());
+    std::uniform_real_distribution<double> u(0.1, 2.2);
+    for (int trial = 0; trial < 6; ++trial) {
+        SCOPED_TRACE("trial " + std::to_string(trial));
+        LinearProgram lp = random_lp(20 + 5 * trial, 40 + 8 * trial, rng);
+        const LpResult first = zeronorm::solve_lp(lp);
+        ASSERT_EQ(first.status, Status::Success) << first.message;
+        ASSERT_EQ(first.basis.status.size(), std::size_t(lp.n_cols() + lp.n_rows()));
+        const LpResult again = zeronorm::solve_lp(lp, {}, first.basis);
+        ASSERT_EQ(again.status, Status::Success) << again.message;
+        EXPECT_EQ(again.iterations, 0);
+        EXPECT_NEAR(again.objective, first.objective, 1e-9 * (1.0 + std::abs(first.objective)));
+        for (Index j = 0; j < lp.n_cols(); ++j) lp.c[j] = u(rng);
+        const LpResult cold = zeronorm::solve_lp(lp);
+        const LpResult warm = zeronorm::solve_lp(lp, {}, first.basis);
+        ASSERT_EQ(cold.status, Status::Success) << cold.message;
+        ASSERT_EQ(warm.status, Status::Success) << warm.message;
+        expect_kkt(lp, warm, 1e-7);
+        expect_vertex(lp, warm, 1e-9);
+        EXPECT_NEAR(warm.objective, cold.objective, 1e-8 * (1.0 + std::abs(cold.objective)));
+    }
+    const LinearProgram lp = random_lp(10, 20, rng);
+    zeronorm::LpBasis wrong;
+    wrong.status.assign(7, 0);
+    expect_throw_with<DimensionMismatch>([&] { zeronorm::solve_lp(lp, {}, wrong); },
+                                         "starting basis has 7");
+}
+
 TEST(Lp, IterationLimitIsNoConvergence) {
     ZN_SEED_TRACE();
     std::mt19937_64 rng(zeronorm::testing::test_seed());

@@ -10,12 +10,18 @@
 //
 // Bad input (sizes that do not fit, NaN, lower > upper) is an exception; how the solve ended
 // (optimal, infeasible, unbounded, iteration/time limit, numerical trouble) is in the result.
+//
+// Warm starts: an optimal result carries its basis; passed back with an LP of the same shape
+// whose constraints are unchanged (only c differs, as between the steps of a successive
+// linearisation or across a grid of its weights) the basis is still primal feasible, and the
+// primal simplex resumes from it, usually in a small fraction of a cold solve's pivots.
 #pragma once
 
 #include <Eigen/SparseCore>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "zeronorm/core/dataset.hpp"
 #include "zeronorm/core/status.hpp"
@@ -62,6 +68,13 @@ struct LpOptions {
     void validate() const;
 };
 
+// Which variables are basic and at which bound each nonbasic one sits: one status per column,
+// then one per row, in the solver's own coding (only for handing back to solve_lp).
+struct LpBasis {
+    std::vector<unsigned char> status;
+    bool empty() const { return status.empty(); }
+};
+
 struct LpResult {
     // status == Success exactly when x is an optimal vertex. Infeasible: primal infeasibility
     // proven; Unbounded: the objective is unbounded below (dual infeasibility proven). Iteration
@@ -83,12 +96,16 @@ struct LpResult {
     double max_dual_violation = 0.0;
     std::int64_t iterations = 0;
     double seconds = 0.0;     // wall time of solve_lp
+    LpBasis basis;            // the final basis when optimal (else empty)
 
     bool optimal() const { return status == Status::Success; }
 };
 
 // Solves `lp` with the simplex method (quietly: CLP's log is off). Thread-safe for distinct
-// calls; each call owns its own solver object.
-LpResult solve_lp(const LinearProgram& lp, const LpOptions& options = {});
+// calls; each call owns its own solver object. With a non-empty `start` (the basis of an
+// optimal result for an LP of the same size) the primal simplex starts from that basis and
+// options.method is not used; a start of the wrong size is a DimensionMismatch.
+LpResult solve_lp(const LinearProgram& lp, const LpOptions& options = {},
+                  const LpBasis& start = {});
 
 }  // namespace zeronorm

@@ -365,6 +365,10 @@ std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
 
     std::vector<DcResult> rs(lambdas.size());
     std::vector<Vector> costs(lambdas.size());
+    // Every LP of the grid has the same constraints (only the costs move), so each solve
+    // starts from an optimal basis: the problem's own previous one, else the last one found.
+    std::vector<LpBasis> bases(lambdas.size());
+    LpBasis last_basis;
     const auto hinge_mean = [&](const Vector& w, double b) {
         return (1.0 - y.array() * ((Phi * w).array() + b)).max(0.0).sum() / double(n);
     };
@@ -380,8 +384,10 @@ std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
             lp.c = Vector::Zero(v0 + d);
             lp.c.segment(xi0, n).setConstant((1.0 - lambdas[p]) / double(n));
             lp.c.tail(d) = costs[p];
-            const LpResult sol = solve_lp(lp, options.lp);
+            const LpResult sol =
+                solve_lp(lp, options.lp, bases[p].empty() ? last_basis : bases[p]);
             r.inner_iterations += sol.iterations;
+            if (sol.optimal()) bases[p] = last_basis = sol.basis;
             if (!sol.optimal()) {
                 r.status = sol.status;
                 r.message = "quadratic FSV: the linearised LP failed: " + sol.message;
