@@ -26,7 +26,13 @@
 // optimality measure with the shifted biases b + rho r is exactly the KKT residual of the
 // problem above, so the solver stops when (i) every alpha_ik meets its KKT condition with the
 // current b to `tolerance` (margins in units of the functional margin 1), and (ii) |r|_inf <=
-// tolerance * max(1, max_i A_i). The hard margin without ridge (C = inf, lambda = 0) is solved
+// tolerance * max(1, max_i A_i). Coordinate descent finds the sets of alpha at 0, at C and free
+// long before it resolves the free values (on rank-deficient kernels the equality residual only
+// shrinks by a constant factor per multiplier step), so once the sets have held for some sweeps
+// an active-set finish solves the KKT system of the free alpha and the biases exactly, moving
+// variables between the sets as a primal active-set method does; it ends the solve when its
+// point meets the stopping test above and is otherwise discarded (tries back off
+// geometrically). The hard margin without ridge (C = inf, lambda = 0) is solved
 // with box bounds growing by 100 from max(1, 10 max warm alpha) to 1e8, as the two-class
 // SVM in selection_common.hpp: once no alpha sits at the bound, the hard-margin KKT conditions
 // hold. When some do, delta = |w(alpha)| / sum alpha bounds the margin of every separating
