@@ -102,6 +102,48 @@ TEST(L2L1Dual, DegenerateLargeBoxProblemsReachTheGap) {
         EXPECT_NEAR(hot.primal[p], cold.primal[p], 2e-8 * cold.primal[p]) << "problem " << p;
 }
 
+// Thousands of features, few samples (the working set of features at its work): cold starts
+// travel far from beta = 0 and must pull features in from outside the working set; the
+// reweighted costs of a DCA step (most features' costs up, a few down) warm-start from the
+// previous solution; zero and constant columns never enter. Each reaches the gap and the warm
+// solves the cold solves' optimum.
+TEST(L2L1Dual, ThousandsOfFeaturesColdAndReweightedReachTheGap) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Index n = 30, d = 2500;
+    Dataset data = random_two_class(n, d, rng, 0.6);
+    data.X.col(7).setZero();
+    data.X.col(11).setConstant(2.0);
+    const Vector C = (Vector(4) << 0.05, 3.0, 300.0, 300.0).finished();
+    Matrix costs(d, 4);
+    costs.col(0).setConstant(0.01);
+    costs.col(1) = random_matrix(d, 1, rng, 0.1, 4.0);
+    costs.col(2).setConstant(2.0);
+    costs.col(3).setConstant(40.0);
+    const L2L1BatchResult first =
+        solve_l2_l1_svm_batch(data.X, data.y, C, costs, Matrix(), 1e-8, 200'000);
+    expect_solved(data.X, data.y, C, costs, first);
+    // A DCA-like reweighting: c_j = c e^{-5 |w_j| / max|w|} scaled up, so the support gets
+    // cheaper and the rest dearer.
+    Matrix next(d, 4);
+    for (Index p = 0; p < 4; ++p) {
+        const double top = std::max(first.w.col(p).cwiseAbs().maxCoeff(), 1e-12);
+        for (Index k = 0; k < d; ++k)
+            next(k, p) = 1.5 * costs(k, p) * std::exp(-5.0 * std::abs(first.w(k, p)) / top);
+    }
+    const L2L1BatchResult cold =
+        solve_l2_l1_svm_batch(data.X, data.y, C, next, Matrix(), 1e-8, 200'000);
+    const L2L1BatchResult warm =
+        solve_l2_l1_svm_batch(data.X, data.y, C, next, first.beta, 1e-8, 200'000);
+    expect_solved(data.X, data.y, C, next, cold);
+    expect_solved(data.X, data.y, C, next, warm);
+    for (Index p = 0; p < 4; ++p) {
+        EXPECT_NEAR(warm.primal[p], cold.primal[p], 2e-8 * cold.primal[p]) << "problem " << p;
+        EXPECT_EQ(cold.w(7, p), 0.0);
+        EXPECT_EQ(cold.w(11, p), 0.0);
+    }
+}
+
 // Tiny and degenerate problems end with the gap met: two or three samples, zero and repeated
 // columns, all-zero data (w = 0, the bias alone), zero and huge costs, boxes from 1e-3 to 1e3.
 TEST(L2L1Dual, TinyAndDegenerateProblemsReachTheGap) {

@@ -186,15 +186,28 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
 // features active at t; its root is found by safeguarded Newton steps over the pieces. The
 // state u = X'(beta o y), w = S_c(u) and f = X w is updated incrementally (f only through the
 // columns where w changed) and recomputed from beta before a stop is accepted.
+//
+// Working set of features. On microarray data most of the d features stay far inside
+// |u_k| <= c_k (w_k = 0) throughout a solve, yet every step would pass over all of them. With
+// delta = beta - beta_ref (y'delta = 0, so the column's mean drops out),
+//   |u_k(beta) - u_k(beta_ref)| <= min(max_i |x_ik| |delta|_1, |x_k - mean(x_k)|_2 |delta|_2),
+// so a feature whose slack c_k - |u_k(beta_ref)| exceeds that bound cannot be active: the
+// steps keep u, w and the line only on the working set J (the active features and the
+// `spare_` inactive ones of least slack per unit of |delta|_2), cap each step so that for every
+// feature outside J one of the two bounds stays below its slack, and rebuild J (one pass over
+// X, twice the spare features) when that budget runs out. Nothing is approximated: w outside
+// J is exactly 0 at every iterate, and a stop is accepted only after a full pass confirms it.
 class PairSolver {
 public:
-    PairSolver(const Matrix& X, const Matrix& Xt, const Vector& y, double C, const Vector& c)
-        : X_(X), Xt_(Xt), y_(y), C_(C), c_(c) {}
+    PairSolver(const Matrix& X, const Matrix& Xt, const Vector& col_max, const Vector& col_norm,
+               const Vector& y, double C, const Vector& c)
+        : X_(X), Xt_(Xt), col_max_(col_max), col_norm_(col_norm), y_(y), C_(C), c_(c),
+          spare_(std::max<Index>(64, 4 * y.size())) {}
 
     // From a feasible beta; returns the steps taken and whether the relative gap was met.
     bool solve(Vector& beta, double gap_tolerance, std::int64_t max_steps, std::int64_t& steps) {
         beta_ = beta;
-        refresh();
+        rebuild();
         steps = 0;
         // Pair steps solve most problems in a few n steps; one that needs more goes to the
         // interior-point method (and back to pair steps if that does not close the gap).
@@ -204,7 +217,7 @@ public:
             // The gap (O(n + d)) every few steps: a step can cost as little as O(d).
             if (steps % 8 == 0 && gap_met(gap_tolerance)) {
                 refresh();  // accept only what the recomputed state confirms
-                if (gap_met(gap_tolerance)) {
+                if (gap_met(gap_tolerance) && outside_inactive()) {
                     solved = true;
                     break;
                 }
@@ -215,7 +228,8 @@ public:
                 // No violating pair in floating point: recompute the state; the primal point
                 // of the face may still close the gap.
                 refresh();
-                if (gap_met(gap_tolerance) || face_closes_gap(beta_, w_, gap_tolerance)) {
+                if ((gap_met(gap_tolerance) || face_closes_gap(beta_, w_, gap_tolerance)) &&
+                    outside_inactive()) {
                     solved = true;
                     break;
                 }
@@ -225,11 +239,12 @@ public:
             ++steps;
             if (steps % 256 == 0) refresh();  // bounds the drift of the incremental state
             // The face's primal point often closes the gap long before the pair steps do.
-            if (steps % (2 * y_.size()) == 0 && face_closes_gap(beta_, w_, gap_tolerance)) {
+            if (steps % (2 * y_.size()) == 0 && face_closes_gap(beta_, w_, gap_tolerance) &&
+                outside_inactive()) {
                 solved = true;
                 break;
             }
-            if (steps == pair_budget && interior_point(gap_tolerance)) {
+            if (steps == pair_budget && interior_point(gap_tolerance) && outside_inactive()) {
                 solved = true;
                 break;
             }
@@ -251,9 +266,11 @@ private:
     // primal point comes from the face the answer identifies (face_point). True when the gap
     // is met.
     bool interior_point(double gap_tolerance) {
+        Vector u_all, w_all;
+        weights_of(beta_, u_all, w_all);
         std::vector<Index> J;
-        for (Index k = 0; k < u_.size(); ++k)
-            if (c_[k] == 0.0 || std::abs(u_[k]) > 0.5 * c_[k]) J.push_back(k);
+        for (Index k = 0; k < u_all.size(); ++k)
+            if (c_[k] == 0.0 || std::abs(u_all[k]) > 0.5 * c_[k]) J.push_back(k);
         for (int round = 0; round < 4; ++round) {
             Vector candidate = interior_point_dual(X_, y_, C_, c_, J, 80, 1e-16);
             project(candidate, y_, C_);
@@ -264,7 +281,7 @@ private:
                 if (w[k] != 0.0 && !std::binary_search(J.begin(), J.end(), k)) violators.push_back(k);
             if (candidate.sum() - 0.5 * w.squaredNorm() > dual_) {
                 beta_ = candidate;
-                refresh();
+                rebuild();
                 if (gap_met(gap_tolerance)) return true;
             }
             if (face_closes_gap(candidate, w, gap_tolerance)) return true;
@@ -349,17 +366,84 @@ private:
         for (Index k = 0; k < u.size(); ++k) w[k] = soft(u[k], c_[k]);
     }
 
-    // u, w, f from beta.
+    // u, w on the working set and f from beta (w outside it is 0).
     void refresh() {
-        weights_of(beta_, u_, w_);
-        f_ = X_ * w_;
+        const Vector yb = beta_.cwiseProduct(y_);
+        uJ_.noalias() = XJt_ * yb;
+        f_.setZero(y_.size());
+        for (Index l = 0; l < Index(J_.size()); ++l) {
+            const Index k = J_[std::size_t(l)];
+            w_[k] = soft(uJ_[l], cJ_[l]);
+            if (w_[k] != 0.0) f_ += w_[k] * X_.col(k);
+        }
         support_changed_ = true;
     }
 
+    // The working set from a full pass at the current beta: the features with no slack and
+    // the `spare_` of least positive slack (a constant column has u_k fixed: never in J unless
+    // already active).
+    void rebuild() {
+        constexpr double inf = std::numeric_limits<double>::infinity();
+        Vector u;
+        weights_of(beta_, u, w_);
+        Vector slack(u.size());
+        std::vector<double> positive;
+        for (Index k = 0; k < u.size(); ++k) {
+            const double room = c_[k] - std::abs(u[k]);
+            slack[k] = col_norm_[k] == 0.0 ? (room >= 0.0 ? inf : -inf) : room / col_norm_[k];
+            if (slack[k] > 0.0) positive.push_back(slack[k]);
+        }
+        double reach = inf;
+        budget_l2_ = budget_l1_ = inf;
+        if (Index(positive.size()) > spare_) {
+            const auto kth = positive.begin() + spare_;
+            std::nth_element(positive.begin(), kth, positive.end());
+            reach = *std::max_element(positive.begin(), kth);
+        }
+        J_.clear();
+        for (Index k = 0; k < u.size(); ++k) {
+            if (slack[k] <= reach) {
+                J_.push_back(k);
+            } else if (slack[k] < inf) {
+                budget_l2_ = std::min(budget_l2_, slack[k]);
+                budget_l1_ = std::min(budget_l1_, (c_[k] - std::abs(u[k])) / col_max_[k]);
+            }
+        }
+        XJt_ = Xt_(J_, Eigen::all);
+        cJ_ = c_(J_);
+        uJ_ = u(J_);
+        f_ = X_ * w_;
+        beta_ref_ = beta_;
+        travelled_l1_ = travelled_l2_ = 0.0;
+        support_changed_ = true;
+    }
+
+    // Whether every feature outside the working set meets |u_k| <= c_k at beta (a full pass;
+    // the bound guarantees it, this guards the stop against rounding); else the working set
+    // is rebuilt and the solve goes on.
+    bool outside_inactive() {
+        const Vector u = X_.transpose() * beta_.cwiseProduct(y_);
+        std::size_t l = 0;
+        for (Index k = 0; k < u.size(); ++k) {
+            if (l < J_.size() && J_[l] == k) {
+                ++l;
+            } else if (std::abs(u[k]) > c_[k]) {
+                rebuild();
+                return false;
+            }
+        }
+        return true;
+    }
+
     bool gap_met(double gap_tolerance) {
-        const double half_w2 = 0.5 * w_.squaredNorm();
+        double half_w2 = 0.0, l1 = 0.0;
+        for (Index l = 0; l < Index(J_.size()); ++l) {
+            const double wk = w_[J_[std::size_t(l)]];
+            half_w2 += 0.5 * wk * wk;
+            l1 += cJ_[l] * std::abs(wk);
+        }
         b_ = optimal_bias(f_, y_);
-        primal_ = C_ * hinge_sum(f_, y_, b_) + half_w2 + c_.dot(w_.cwiseAbs());
+        primal_ = C_ * hinge_sum(f_, y_, b_) + half_w2 + l1;
         dual_ = beta_.sum() - half_w2;
         return primal_ - dual_ <= gap_tolerance * std::abs(primal_);
     }
@@ -383,7 +467,7 @@ private:
         // X_J x_iJ and the squared row norms over the support J (these kept until J changes).
         cross_.setZero(n);
         if (support_changed_) norms_.setZero(n);
-        for (Index k = 0; k < w_.size(); ++k) {
+        for (const Index k : J_) {
             if (w_[k] == 0.0) continue;
             const auto col = X_.col(k);
             cross_ += X_(i, k) * col;
@@ -408,14 +492,14 @@ private:
     double phi(double t, double dy, double& slope) const {
         double s = 0.0;
         slope = 0.0;
-        for (const Index k : line_) {
-            const double v = u_[k] + t * a_[k];
-            if (v > c_[k]) {
-                s += a_[k] * (v - c_[k]);
-                slope += a_[k] * a_[k];
-            } else if (v < -c_[k]) {
-                s += a_[k] * (v + c_[k]);
-                slope += a_[k] * a_[k];
+        for (const Index l : line_) {
+            const double v = uJ_[l] + t * a_[l];
+            if (v > cJ_[l]) {
+                s += a_[l] * (v - cJ_[l]);
+                slope += a_[l] * a_[l];
+            } else if (v < -cJ_[l]) {
+                s += a_[l] * (v + cJ_[l]);
+                slope += a_[l] * a_[l];
             }
         }
         return dy - s;
@@ -424,11 +508,11 @@ private:
     // The smallest t' > t at which a feature enters or leaves the support (inf if none).
     double next_breakpoint(double t) const {
         double next = std::numeric_limits<double>::infinity();
-        for (const Index k : line_) {
-            if (a_[k] == 0.0) continue;
-            const double v = u_[k] + t * a_[k];
-            for (const double edge : {c_[k], -c_[k]}) {
-                const double dt = (edge - v) / a_[k];
+        for (const Index l : line_) {
+            if (a_[l] == 0.0) continue;
+            const double v = uJ_[l] + t * a_[l];
+            for (const double edge : {cJ_[l], -cJ_[l]}) {
+                const double dt = (edge - v) / a_[l];
                 if (dt > 0.0) next = std::min(next, t + dt);
             }
         }
@@ -469,20 +553,43 @@ private:
         const double dy = y_[i] - y_[j];
         const double room_i = y_[i] > 0 ? C_ - beta_[i] : beta_[i];
         const double room_j = y_[j] > 0 ? beta_[j] : C_ - beta_[j];
-        const double T = std::min(room_i, room_j);
+        double T = std::min(room_i, room_j);
+        // The step moves beta by 2t in l1: within the working set's budget, else rebuild it
+        // (further) first, and if that is still short take the partial step (an ascent too).
+        if (exhausted_) {
+            spare_ *= 2;
+            rebuild();
+            exhausted_ = false;
+        }
+        // Along the step delta grows by t (y_i e_i - y_j e_j): |delta|_1 by at most 2t, and
+        // |delta|_2^2 by 2t delta'v + 2t^2 exactly.
+        const double dv = y_[i] * (beta_[i] - beta_ref_[i]) - y_[j] * (beta_[j] - beta_ref_[j]);
+        const double l2_room = budget_l2_ * budget_l2_ - travelled_l2_;
+        const double T_budget =
+            std::max(0.5 * (budget_l1_ - travelled_l1_),
+                     l2_room >= 0.0 ? 0.5 * (std::sqrt(dv * dv + 2.0 * l2_room) - dv) : 0.0);
+        if (T_budget < T) T = T_budget;
         // Only the features that can reach their threshold within [0, T] shape the line.
-        a_ = Xt_.col(i) - Xt_.col(j);
+        a_ = XJt_.col(i) - XJt_.col(j);
         line_.clear();
-        for (Index k = 0; k < a_.size(); ++k)
-            if (std::abs(u_[k]) + T * std::abs(a_[k]) > c_[k]) line_.push_back(k);
+        for (Index l = 0; l < a_.size(); ++l)
+            if (std::abs(uJ_[l]) + T * std::abs(a_[l]) > cJ_[l]) line_.push_back(l);
         const double t = line_root(dy, T);
+        exhausted_ = t == T_budget;
+        const double old_i = beta_[i], old_j = beta_[j];
         beta_[i] = t == room_i ? (y_[i] > 0 ? C_ : 0.0) : beta_[i] + y_[i] * t;
         beta_[j] = t == room_j ? (y_[j] > 0 ? 0.0 : C_) : beta_[j] - y_[j] * t;
         beta_[i] = std::clamp(beta_[i], 0.0, C_);
         beta_[j] = std::clamp(beta_[j], 0.0, C_);
-        u_ += t * a_;
-        for (const Index k : line_) {  // w changes only on the line's features
-            const double w_new = soft(u_[k], c_[k]);
+        for (const auto& [r, old] : {std::pair{i, old_i}, std::pair{j, old_j}}) {
+            const double now = beta_[r] - beta_ref_[r], before = old - beta_ref_[r];
+            travelled_l1_ += std::abs(now) - std::abs(before);
+            travelled_l2_ += now * now - before * before;
+        }
+        uJ_ += t * a_;
+        for (const Index l : line_) {  // w changes only on the line's features
+            const Index k = J_[std::size_t(l)];
+            const double w_new = soft(uJ_[l], cJ_[l]);
             const double dw = w_new - w_[k];
             if ((w_new == 0.0) != (w_[k] == 0.0)) support_changed_ = true;
             if (dw != 0.0) {
@@ -493,12 +600,25 @@ private:
     }
 
     const Matrix& X_;
-    const Matrix& Xt_;  // X', whose columns are the samples
+    const Matrix& Xt_;        // X', whose columns are the samples
+    const Vector& col_max_;   // max_i |x_ik| per feature
+    const Vector& col_norm_;  // |x_k - mean(x_k)|_2 per feature
     const Vector& y_;
     const double C_;
     const Vector& c_;
-    Vector beta_, u_, w_, f_, a_, cross_, norms_;
-    std::vector<Index> line_;  // the features that can change sign during the current step
+    Vector beta_, w_, f_, cross_, norms_;
+    // The working set J of features, X' and u, c on it, and the line's direction a on it.
+    std::vector<Index> J_;
+    Matrix XJt_;
+    Vector uJ_, cJ_, a_;
+    std::vector<Index> line_;  // positions in J of the features that can cross during a step
+    // beta when J was built, |beta - beta_ref|_1 and |beta - beta_ref|_2^2 since, the largest
+    // |beta - beta_ref|_1 and _2 before a feature outside J could become active, how many
+    // inactive features J holds, whether the last step stopped at the budget.
+    Vector beta_ref_;
+    double travelled_l1_ = 0.0, travelled_l2_ = 0.0, budget_l1_ = 0.0, budget_l2_ = 0.0;
+    Index spare_;
+    bool exhausted_ = false;
     bool support_changed_ = true;  // since norms_ was computed
     double b_ = 0.0, primal_ = 0.0, dual_ = 0.0;
 };
@@ -560,10 +680,13 @@ L2L1BatchResult solve_l2_l1_svm_batch(const Matrix& X, const Vector& y, const Ve
     out.status.assign(std::size_t(P), Status::NoConvergence);
     out.iterations.assign(std::size_t(P), 0);
     const Matrix Xt = X.transpose();
+    const Vector col_max = X.cwiseAbs().colwise().maxCoeff().transpose();
+    const Eigen::RowVectorXd col_mean = X.colwise().mean();
+    const Vector col_norm = (X.rowwise() - col_mean).colwise().norm().transpose();
     for (Index p = 0; p < P; ++p) {
         project(out.beta.col(p), y, C[p]);
         const Vector c = costs.col(p);
-        PairSolver solver(X, Xt, y, C[p], c);
+        PairSolver solver(X, Xt, col_max, col_norm, y, C[p], c);
         Vector beta = out.beta.col(p);
         std::int64_t steps = 0;
         if (solver.solve(beta, gap_tolerance, max_iterations, steps))
