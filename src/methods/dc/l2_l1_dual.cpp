@@ -212,7 +212,7 @@ public:
         // Pair steps solve most problems in a few n steps; one that needs more goes to the
         // interior-point method (and back to pair steps if that does not close the gap).
         const std::int64_t pair_budget = 20 * y_.size() + 100;
-        bool solved = false;
+        bool solved = false, tried_interior_point = false, stalled = false;
         for (;;) {
             // The gap (O(n + d)) every few steps: a step can cost as little as O(d).
             if (steps % 8 == 0 && gap_met(gap_tolerance)) {
@@ -235,8 +235,33 @@ public:
                 }
                 if (!select_pair(i, j)) break;
             }
-            take_step(i, j);
+            const bool moved = take_step(i, j);
             ++steps;
+            if (!moved) {
+                // The pair violates the conditions by less than a step can resolve in floating
+                // point: the same state would choose it forever. Recompute the state (its
+                // drift may be what makes the pair look violating) and check the gap; if the
+                // recomputed state stalls too, the interior-point method gets its turn, and if
+                // it has had it, the solve ends short of the gap.
+                if (!stalled) {
+                    stalled = true;
+                    refresh();
+                    if ((gap_met(gap_tolerance) || face_closes_gap(beta_, w_, gap_tolerance)) &&
+                        outside_inactive()) {
+                        solved = true;
+                        break;
+                    }
+                    continue;
+                }
+                if (tried_interior_point) break;
+                tried_interior_point = true;
+                if (interior_point(gap_tolerance) && outside_inactive()) {
+                    solved = true;
+                    break;
+                }
+                continue;
+            }
+            stalled = false;
             if (steps % 256 == 0) refresh();  // bounds the drift of the incremental state
             // The face's primal point often closes the gap long before the pair steps do.
             if (steps % (2 * y_.size()) == 0 && face_closes_gap(beta_, w_, gap_tolerance) &&
@@ -244,9 +269,12 @@ public:
                 solved = true;
                 break;
             }
-            if (steps == pair_budget && interior_point(gap_tolerance) && outside_inactive()) {
-                solved = true;
-                break;
+            if (steps == pair_budget && !tried_interior_point) {
+                tried_interior_point = true;
+                if (interior_point(gap_tolerance) && outside_inactive()) {
+                    solved = true;
+                    break;
+                }
             }
         }
         beta = beta_;
@@ -549,7 +577,8 @@ private:
         return lo;
     }
 
-    void take_step(Index i, Index j) {
+    // Moves along the pair's line; false when beta did not change.
+    bool take_step(Index i, Index j) {
         const double dy = y_[i] - y_[j];
         const double room_i = y_[i] > 0 ? C_ - beta_[i] : beta_[i];
         const double room_j = y_[j] > 0 ? beta_[j] : C_ - beta_[j];
@@ -597,6 +626,7 @@ private:
                 w_[k] = w_new;
             }
         }
+        return beta_[i] != old_i || beta_[j] != old_j;
     }
 
     const Matrix& X_;
