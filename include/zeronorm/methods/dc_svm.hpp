@@ -150,7 +150,13 @@ std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
 // and non-increasing, so the step is its root, found by safeguarded Newton steps over the
 // pieces, on only the features that can reach their threshold within the step. The pair is
 // chosen by the second-order rule of Fan, Chen & Lin (2005) with the curvature |x_i - x_j|^2
-// over the current support of w. A step costs O(d) plus n per feature whose w changed.
+// over the current support of w. Steps run on a working set of features: those with w_k != 0
+// and the few hundred nearest their threshold; a feature outside it provably stays at w_k = 0
+// until beta has travelled its slack (c_k - |u_k|) / max_i |x_ik| in l1 or
+// (c_k - |u_k|) / |x_k - mean(x_k)| in l2, steps are capped to that budget and the set is
+// rebuilt (twice as large) when it runs out. A step costs O(|working set|) plus n per feature
+// whose w changed. A step that cannot move beta in floating point ends the pair steps (after
+// one recomputation of the state and the interior-point method below).
 // Pair steps stall where the dual is degenerate (large C with fewer support features than
 // free samples: many optimal beta, one w). Two things end those problems:
 //  - the face's primal point: with the free samples, those at C and the support and signs of

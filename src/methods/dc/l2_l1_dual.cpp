@@ -215,9 +215,9 @@ public:
         bool solved = false, tried_interior_point = false, stalled = false;
         for (;;) {
             // The gap (O(n + d)) every few steps: a step can cost as little as O(d).
-            if (steps % 8 == 0 && gap_met(gap_tolerance)) {
+            if (steps % 8 == 0 && measure_gap(gap_tolerance)) {
                 refresh();  // accept only what the recomputed state confirms
-                if (gap_met(gap_tolerance) && outside_inactive()) {
+                if (measure_gap(gap_tolerance) && outside_inactive()) {
                     solved = true;
                     break;
                 }
@@ -228,7 +228,7 @@ public:
                 // No violating pair in floating point: recompute the state; the primal point
                 // of the face may still close the gap.
                 refresh();
-                if ((gap_met(gap_tolerance) || face_closes_gap(beta_, w_, gap_tolerance)) &&
+                if ((measure_gap(gap_tolerance) || face_closes_gap(beta_, w_, gap_tolerance)) &&
                     outside_inactive()) {
                     solved = true;
                     break;
@@ -246,7 +246,7 @@ public:
                 if (!stalled) {
                     stalled = true;
                     refresh();
-                    if ((gap_met(gap_tolerance) || face_closes_gap(beta_, w_, gap_tolerance)) &&
+                    if ((measure_gap(gap_tolerance) || face_closes_gap(beta_, w_, gap_tolerance)) &&
                         outside_inactive()) {
                         solved = true;
                         break;
@@ -310,7 +310,7 @@ private:
             if (candidate.sum() - 0.5 * w.squaredNorm() > dual_) {
                 beta_ = candidate;
                 rebuild();
-                if (gap_met(gap_tolerance)) return true;
+                if (measure_gap(gap_tolerance)) return true;
             }
             if (face_closes_gap(candidate, w, gap_tolerance)) return true;
             if (violators.empty()) return false;
@@ -324,7 +324,7 @@ private:
     // gap against the current state's dual value; if so it becomes the reported primal point.
     // False also when the current state meets the gap by itself (the caller's check takes it).
     bool face_closes_gap(const Vector& beta, const Vector& w_beta, double gap_tolerance) {
-        if (gap_met(gap_tolerance)) return false;  // also measures the current dual value
+        if (measure_gap(gap_tolerance)) return false;  // also measures the current dual value
         Vector w;
         if (!face_point(beta, w_beta, w)) return false;
         const Vector f = X_ * w;
@@ -333,7 +333,7 @@ private:
             C_ * hinge_sum(f, y_, b) + 0.5 * w.squaredNorm() + c_.dot(w.cwiseAbs());
         if (!(primal - dual_ <= gap_tolerance * std::abs(primal))) return false;
         refresh();  // report the recomputed dual value, not the incremental one
-        if (gap_met(gap_tolerance)) return true;
+        if (measure_gap(gap_tolerance)) return true;
         if (!(primal < primal_ && primal - dual_ <= gap_tolerance * std::abs(primal))) return false;
         w_ = w, f_ = f, b_ = b, primal_ = primal;
         return true;
@@ -463,7 +463,9 @@ private:
         return true;
     }
 
-    bool gap_met(double gap_tolerance) {
+    // Sets b (optimal for the current w), the primal value at (w, b) and the dual value at
+    // beta from the current state; true when their relative gap is within the tolerance.
+    bool measure_gap(double gap_tolerance) {
         double half_w2 = 0.0, l1 = 0.0;
         for (Index l = 0; l < Index(J_.size()); ++l) {
             const double wk = w_[J_[std::size_t(l)]];
