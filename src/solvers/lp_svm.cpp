@@ -29,7 +29,7 @@ void check_data(const Matrix& X, const Vector& y, const char* who) {
 // (c_j = 0), then b (free), then xi_1..xi_n >= 0. Rows: one per sample, lower bound 1.
 LpSvmResult solve_lp_svm(const Matrix& X, const Vector& y, const Vector& c, const Vector& z,
                          const Vector& s, double C, double zero_tolerance,
-                         const LpOptions& lp_options) {
+                         const LpOptions& lp_options, const LpBasis& start = {}) {
     const Stopwatch stopwatch;
     const Index n = X.rows();
     const Index d = X.cols();
@@ -94,7 +94,8 @@ LpSvmResult solve_lp_svm(const Matrix& X, const Vector& y, const Vector& c, cons
     }
     lp.A.finalize();
 
-    const LpResult sol = solve_lp(lp, lp_options);
+    const bool fits = start.status.size() == std::size_t(lp.n_cols() + lp.n_rows());
+    const LpResult sol = solve_lp(lp, lp_options, fits ? start : LpBasis{});
 
     LpSvmResult result;
     result.status = sol.status;
@@ -102,6 +103,7 @@ LpSvmResult solve_lp_svm(const Matrix& X, const Vector& y, const Vector& c, cons
     result.iterations = sol.iterations;
     result.objective = sol.objective;
     result.alpha = sol.duals;
+    result.basis = sol.basis;
     result.w = Vector::Zero(d);
     for (Index j = 0; j < d; ++j) {
         const Index col = first_col[static_cast<std::size_t>(j)];
@@ -169,7 +171,7 @@ LpSvmResult train_l1_svm(const Matrix& X, const Vector& y, const L1SvmOptions& o
     const Vector c = options.feature_costs.size() == 0 ? Vector::Ones(X.cols())
                                                        : options.feature_costs;
     return solve_lp_svm(X, y, c, options.feature_scaling, options.sample_weights, options.C,
-                        options.zero_tolerance, options.lp);
+                        options.zero_tolerance, options.lp, options.start);
 }
 
 LpSvmResult train_rlp(const Matrix& X, const Vector& y, const RlpOptions& options) {

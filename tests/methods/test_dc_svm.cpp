@@ -400,7 +400,9 @@ TEST(DcGrid, FsvGridEqualsSingleFits) {
         o.lambda = lambdas[p];
         const DcResult single = train_fsv(data.X, data.y, o);
         EXPECT_EQ(grid[p].iterations, single.iterations) << p;
-        expect_same_fit(grid[p], single, 1e-12);
+        // The grid's LPs start from other problems' bases: the same vertices, reached by other
+        // pivots, so equal to the LPs' feasibility tolerance (1e-7).
+        expect_same_fit(grid[p], single, 1e-7);
     }
 }
 

@@ -41,6 +41,11 @@ struct L1SvmOptions {
     // Dual simplex by default: 2-3x faster than primal or CLP's automatic choice on colon
     // (62 x 2000), ionosphere and sonar; about even on n >> d (a9a, 3000 x 123).
     LpOptions lp = LpOptions::with_method(LpMethod::Dual);
+    // The basis of an earlier solve (LpSvmResult::basis) on the same data: the primal simplex
+    // starts from it (the successive-linearisation steps of FSV change only the costs). Used
+    // when its size fits this LP (features with c_j = 0 or z_j = 0 change the layout); CLP
+    // repairs a start that is not primal feasible. Empty: a cold solve by `lp.method`.
+    LpBasis start;
 
     // InvalidArgument naming the field; DimensionMismatch for vectors of the wrong length.
     void validate(Index n_samples, Index n_features) const;
@@ -77,6 +82,7 @@ struct LpSvmResult {
     IndexVector selected;         // those features, ascending
     std::int64_t iterations = 0;  // simplex pivots
     double seconds = 0.0;         // building and solving the LP
+    LpBasis basis;                // the LP's optimal basis (empty unless optimal)
 
     bool optimal() const { return status == Status::Success; }
     // x.weights_original + b for every row of X (unscaled data, d columns).

@@ -230,14 +230,19 @@ std::vector<DcResult> train_fsv_grid(const Matrix& X, const Vector& y,
         const Vector margin = 1.0 - y.array() * ((X * w).array() + b);
         return lps[p].C * s.dot(margin.cwiseMax(0.0)) + lps[p].feature_costs.dot(w.cwiseAbs());
     };
-    // One vertex LP per problem (the LP layer solves one at a time).
+    // One vertex LP per problem (the LP layer solves one at a time), each from an optimal
+    // basis when there is one (the problem's own previous one, else the last one found): the
+    // LPs differ only in their costs.
+    LpBasis last_basis;
     const auto step = [&](const std::vector<std::size_t>& active, const Matrix& V) {
         std::vector<StepOutcome> outcomes;
         for (const std::size_t p : active) {
             DcResult& r = rs[p];
             lps[p].feature_costs = lp_feature_costs(V.col(Index(p)), options.alpha, lambdas[p],
                                                     lps[p].C * s.maxCoeff(), options.lp);
+            if (lps[p].start.empty()) lps[p].start = last_basis;
             const LpSvmResult sol = train_l1_svm(X, y, lps[p]);
+            if (sol.optimal()) lps[p].start = last_basis = sol.basis;
             r.inner_iterations += sol.iterations;
             if (!sol.optimal()) {
                 r.status = sol.status;
