@@ -585,8 +585,8 @@ private:
         const double room_i = y_[i] > 0 ? C_ - beta_[i] : beta_[i];
         const double room_j = y_[j] > 0 ? beta_[j] : C_ - beta_[j];
         double T = std::min(room_i, room_j);
-        // The step moves beta by 2t in l1: within the working set's budget, else rebuild it
-        // (further) first, and if that is still short take the partial step (an ascent too).
+        // A step stays within the working set's budget (a step cut short by it is still an
+        // ascent); after one that used the budget up, the set is rebuilt, twice as wide.
         if (exhausted_) {
             spare_ *= 2;
             rebuild();
