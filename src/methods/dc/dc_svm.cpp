@@ -168,6 +168,24 @@ void finish_all(std::vector<DcResult>& rs, const DcOptions& options, double seco
 
 }  // namespace
 
+// Starting bases for the LPs of a grid whose constraints never change (only the costs move,
+// along each DCA and across the grid): problem p's own last optimal basis, else the last one
+// any problem found.
+namespace {
+class LpBases {
+public:
+    explicit LpBases(std::size_t problems) : own_(problems) {}
+    const LpBasis& start(std::size_t p) const { return own_[p].empty() ? last_ : own_[p]; }
+    void keep(std::size_t p, const LpBasis& basis) {
+        if (!basis.empty()) own_[p] = last_ = basis;
+    }
+
+private:
+    std::vector<LpBasis> own_;
+    LpBasis last_;
+};
+}  // namespace
+
 // Smallest relative decrease of the FSV LP that counts as a move (its tolerances are 1e-7).
 constexpr double kLpDescent = 1e-8;
 
@@ -230,19 +248,17 @@ std::vector<DcResult> train_fsv_grid(const Matrix& X, const Vector& y,
         const Vector margin = 1.0 - y.array() * ((X * w).array() + b);
         return lps[p].C * s.dot(margin.cwiseMax(0.0)) + lps[p].feature_costs.dot(w.cwiseAbs());
     };
-    // One vertex LP per problem (the LP layer solves one at a time), each from an optimal
-    // basis when there is one (the problem's own previous one, else the last one found): the
-    // LPs differ only in their costs.
-    LpBasis last_basis;
+    // One vertex LP per problem (the LP layer solves one at a time), each from an optimal basis.
+    LpBases bases(lambdas.size());
     const auto step = [&](const std::vector<std::size_t>& active, const Matrix& V) {
         std::vector<StepOutcome> outcomes;
         for (const std::size_t p : active) {
             DcResult& r = rs[p];
             lps[p].feature_costs = lp_feature_costs(V.col(Index(p)), options.alpha, lambdas[p],
                                                     lps[p].C * s.maxCoeff(), options.lp);
-            if (lps[p].start.empty()) lps[p].start = last_basis;
+            lps[p].start = bases.start(p);
             const LpSvmResult sol = train_l1_svm(X, y, lps[p]);
-            if (sol.optimal()) lps[p].start = last_basis = sol.basis;
+            bases.keep(p, sol.basis);
             r.inner_iterations += sol.iterations;
             if (!sol.optimal()) {
                 r.status = sol.status;
@@ -370,10 +386,7 @@ std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
 
     std::vector<DcResult> rs(lambdas.size());
     std::vector<Vector> costs(lambdas.size());
-    // Every LP of the grid has the same constraints (only the costs move), so each solve
-    // starts from an optimal basis: the problem's own previous one, else the last one found.
-    std::vector<LpBasis> bases(lambdas.size());
-    LpBasis last_basis;
+    LpBases bases(lambdas.size());  // every LP of the grid starts from an optimal basis
     const auto hinge_mean = [&](const Vector& w, double b) {
         return (1.0 - y.array() * ((Phi * w).array() + b)).max(0.0).sum() / double(n);
     };
@@ -389,10 +402,9 @@ std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
             lp.c = Vector::Zero(v0 + d);
             lp.c.segment(xi0, n).setConstant((1.0 - lambdas[p]) / double(n));
             lp.c.tail(d) = costs[p];
-            const LpResult sol =
-                solve_lp(lp, options.lp, bases[p].empty() ? last_basis : bases[p]);
+            const LpResult sol = solve_lp(lp, options.lp, bases.start(p));
             r.inner_iterations += sol.iterations;
-            if (sol.optimal()) bases[p] = last_basis = sol.basis;
+            bases.keep(p, sol.basis);
             if (!sol.optimal()) {
                 r.status = sol.status;
                 r.message = "quadratic FSV: the linearised LP failed: " + sol.message;

@@ -213,6 +213,16 @@ public:
         // interior-point method (and back to pair steps if that does not close the gap).
         const std::int64_t pair_budget = 20 * y_.size() + 100;
         bool solved = false, tried_interior_point = false, stalled = false;
+        // Whether the recomputed state, or the primal point of its face, closes the gap.
+        const auto closes_after_refresh = [&] {
+            refresh();
+            return (measure_gap(gap_tolerance) || face_closes_gap(beta_, w_, gap_tolerance)) &&
+                   outside_inactive();
+        };
+        const auto interior_point_closes = [&] {
+            tried_interior_point = true;
+            return interior_point(gap_tolerance) && outside_inactive();
+        };
         for (;;) {
             // The gap (O(n + d)) every few steps: a step can cost as little as O(d).
             if (steps % 8 == 0 && measure_gap(gap_tolerance)) {
@@ -227,9 +237,7 @@ public:
             if (!select_pair(i, j)) {
                 // No violating pair in floating point: recompute the state; the primal point
                 // of the face may still close the gap.
-                refresh();
-                if ((measure_gap(gap_tolerance) || face_closes_gap(beta_, w_, gap_tolerance)) &&
-                    outside_inactive()) {
+                if (closes_after_refresh()) {
                     solved = true;
                     break;
                 }
@@ -243,22 +251,10 @@ public:
                 // drift may be what makes the pair look violating) and check the gap; if the
                 // recomputed state stalls too, the interior-point method gets its turn, and if
                 // it has had it, the solve ends short of the gap.
-                if (!stalled) {
-                    stalled = true;
-                    refresh();
-                    if ((measure_gap(gap_tolerance) || face_closes_gap(beta_, w_, gap_tolerance)) &&
-                        outside_inactive()) {
-                        solved = true;
-                        break;
-                    }
-                    continue;
-                }
-                if (tried_interior_point) break;
-                tried_interior_point = true;
-                if (interior_point(gap_tolerance) && outside_inactive()) {
-                    solved = true;
-                    break;
-                }
+                if (stalled && tried_interior_point) break;
+                solved = stalled ? interior_point_closes() : closes_after_refresh();
+                stalled = true;
+                if (solved) break;
                 continue;
             }
             stalled = false;
@@ -269,12 +265,9 @@ public:
                 solved = true;
                 break;
             }
-            if (steps == pair_budget && !tried_interior_point) {
-                tried_interior_point = true;
-                if (interior_point(gap_tolerance) && outside_inactive()) {
-                    solved = true;
-                    break;
-                }
+            if (steps == pair_budget && !tried_interior_point && interior_point_closes()) {
+                solved = true;
+                break;
             }
         }
         beta = beta_;
@@ -294,8 +287,7 @@ private:
     // primal point comes from the face the answer identifies (face_point). True when the gap
     // is met.
     bool interior_point(double gap_tolerance) {
-        Vector u_all, w_all;
-        weights_of(beta_, u_all, w_all);
+        const Vector u_all = X_.transpose() * beta_.cwiseProduct(y_);
         std::vector<Index> J;
         for (Index k = 0; k < u_all.size(); ++k)
             if (c_[k] == 0.0 || std::abs(u_all[k]) > 0.5 * c_[k]) J.push_back(k);
@@ -396,8 +388,12 @@ private:
 
     // u, w on the working set and f from beta (w outside it is 0).
     void refresh() {
-        const Vector yb = beta_.cwiseProduct(y_);
-        uJ_.noalias() = XJt_ * yb;
+        uJ_.noalias() = XJt_ * beta_.cwiseProduct(y_);
+        weights_from_uJ();
+    }
+
+    // w = S_c(u) on the working set and f = X w from its nonzeros.
+    void weights_from_uJ() {
         f_.setZero(y_.size());
         for (Index l = 0; l < Index(J_.size()); ++l) {
             const Index k = J_[std::size_t(l)];
@@ -410,10 +406,9 @@ private:
     // The working set from a full pass at the current beta: the features with no slack and
     // the `spare_` of least positive slack (a constant column has u_k fixed: never in J unless
     // already active).
-    void rebuild() {
+    void rebuild() { rebuild(X_.transpose() * beta_.cwiseProduct(y_)); }
+    void rebuild(const Vector& u) {  // u = X'(beta o y)
         constexpr double inf = std::numeric_limits<double>::infinity();
-        Vector u;
-        weights_of(beta_, u, w_);
         Vector slack(u.size());
         std::vector<double> positive;
         for (Index k = 0; k < u.size(); ++k) {
@@ -440,10 +435,10 @@ private:
         XJt_ = Xt_(J_, Eigen::all);
         cJ_ = c_(J_);
         uJ_ = u(J_);
-        f_ = X_ * w_;
+        w_.setZero(u.size());  // every feature outside J has |u_k| < c_k
+        weights_from_uJ();
         beta_ref_ = beta_;
         travelled_l1_ = travelled_l2_ = 0.0;
-        support_changed_ = true;
     }
 
     // Whether every feature outside the working set meets |u_k| <= c_k at beta (a full pass;
@@ -456,7 +451,7 @@ private:
             if (l < J_.size() && J_[l] == k) {
                 ++l;
             } else if (std::abs(u[k]) > c_[k]) {
-                rebuild();
+                rebuild(u);
                 return false;
             }
         }
