@@ -3,7 +3,8 @@
 // P Gram blocks (X shared: stride 0), the pair weights in place, their column sums, one more
 // strided-batched GEMM for W_p X and one reduction launch for the gradients. Chi-square: the
 // pair weights, their column sums and the direct pair sums of the gradients. Only the column
-// sums (n P numbers) come back to the host, for the values.
+// sums (n P numbers) come back to the host, for the values. The cross sums (two point sets) go
+// through the same passes on the stacked points.
 #include <climits>
 #include <limits>
 #include <vector>
@@ -58,6 +59,49 @@ public:
         for (Index p = 0; p < P; ++p)
             for (Index i = 0; i < n; ++i) values[std::size_t(p)] += host_sums[std::size_t(p * n + i)];
         return values;
+    }
+
+    // Through the symmetric form: X = [A; B] and the pair weights [[0, Y/2], [Y'/2, 0]], built
+    // on the device by two copies and two cuBLAS transposing sums ((m + q)^2 pairs where m q
+    // carry weight; the CPU backend sums the m q pairs alone).
+    std::vector<double> cross_kernel_sum_batch(const AlignmentKernelSpec& spec,
+                                               const DeviceMatrix& A, const DeviceMatrix& B,
+                                               const DeviceMatrix& Y, const DeviceMatrix& Theta,
+                                               DeviceMatrix& gradient) override {
+        DeviceGuard guard(b_.device());
+        detail::check_cross_kernel_sum_batch(spec, A, B, Y, Theta, gradient);
+        const char* where = "cross_kernel_sum_batch";
+        b_.require_device_memory(A, "A", where);
+        b_.require_device_memory(B, "B", where);
+        b_.require_device_memory(Y, "Y", where);
+        b_.require_device_memory(Theta, "Theta", where);
+        b_.require_device_memory(gradient, "gradient", where);
+        const Index m = A.rows(), q = B.rows(), d = A.cols(), n = m + q;
+        if (m == 0 || q == 0) {  // no pair: value 0, gradient 0
+            scale_in_place(gradient.data(), gradient.size(), 0.0, b_.stream());
+            b_.sync();
+            return std::vector<double>(static_cast<std::size_t>(Theta.cols()), 0.0);
+        }
+        const std::size_t word = sizeof(double);
+        DeviceMatrix X = b_.allocate(n, d), W = b_.allocate(n, n);
+        if (d > 0) {
+            ZN_CUDA_TRY(cudaMemcpy2DAsync(X.data(), std::size_t(n) * word, A.data(),
+                                          std::size_t(m) * word, std::size_t(m) * word,
+                                          std::size_t(d), cudaMemcpyDeviceToDevice, b_.stream()));
+            ZN_CUDA_TRY(cudaMemcpy2DAsync(X.data() + m, std::size_t(n) * word, B.data(),
+                                          std::size_t(q) * word, std::size_t(q) * word,
+                                          std::size_t(d), cudaMemcpyDeviceToDevice, b_.stream()));
+        }
+        ZN_CUDA_TRY(cudaMemsetAsync(W.data(), 0, std::size_t(n) * std::size_t(n) * word,
+                                    b_.stream()));
+        const int bm = blas_int(m, where), bq = blas_int(q, where), bn = blas_int(n, where);
+        const double half = 0.5, zero = 0.0;
+        // W(0:m, m:n) = Y / 2 and W(m:n, 0:m) = Y' / 2 (beta = 0: the second operand unread).
+        ZN_CUBLAS_TRY(cublasDgeam(b_.blas(), CUBLAS_OP_N, CUBLAS_OP_N, bm, bq, &half, Y.data(),
+                                  bm, &zero, Y.data(), bm, W.data() + std::size_t(m) * std::size_t(n), bn));
+        ZN_CUBLAS_TRY(cublasDgeam(b_.blas(), CUBLAS_OP_T, CUBLAS_OP_T, bq, bm, &half, Y.data(),
+                                  bm, &zero, Y.data(), bm, W.data() + m, bn));
+        return weighted_kernel_sum_batch(spec, X, W, Theta, gradient);
     }
 
     std::vector<double> gaussian_removal_sums(double scale, const DeviceMatrix& X,

@@ -234,6 +234,25 @@ void check_weighted_kernel_sum_batch(const AlignmentKernelSpec& spec, const Devi
                    "weighted_kernel_sum_batch: gradient must not share storage with an input");
 }
 
+void check_cross_kernel_sum_batch(const AlignmentKernelSpec& spec, const DeviceMatrix& A,
+                                  const DeviceMatrix& B, const DeviceMatrix& Y,
+                                  const DeviceMatrix& Theta, const DeviceMatrix& gradient) {
+    ZN_EXPECTS_DIM(B.cols() == A.cols() && Y.rows() == A.rows() && Y.cols() == B.rows() &&
+                       Theta.rows() == A.cols() && gradient.rows() == Theta.rows() &&
+                       gradient.cols() == Theta.cols(),
+                   "cross_kernel_sum_batch: A is " << shape(A) << ", B " << shape(B) << ", Y "
+                                                   << shape(Y) << ", Theta " << shape(Theta)
+                                                   << " and gradient " << shape(gradient)
+                                                   << " (need m x d, q x d, m x q, d x P, d x P)");
+    ZN_EXPECTS(std::isfinite(spec.scale) && spec.scale > 0.0,
+               "cross_kernel_sum_batch: the kernel scale must be finite and > 0, got "
+                   << spec.scale);
+    if (gradient.empty()) return;
+    for (const DeviceMatrix* in : {&A, &B, &Y, &Theta})
+        ZN_EXPECTS(gradient.data() != in->data(),
+                   "cross_kernel_sum_batch: gradient must not share storage with an input");
+}
+
 void check_gaussian_removal_sums(double scale, const DeviceMatrix& X, const DeviceMatrix& v) {
     ZN_EXPECTS_DIM(v.rows() == X.rows() && v.cols() == 1,
                    "gaussian_removal_sums: X is " << shape(X) << " and v " << shape(v)

@@ -71,6 +71,11 @@ void check_smo_terms(const char* where, Index n, Index P, const SmoBatchTerms& t
 void check_weighted_kernel_sum_batch(const AlignmentKernelSpec& spec, const DeviceMatrix& X,
                                      const DeviceMatrix& Y, const DeviceMatrix& Theta,
                                      const DeviceMatrix& gradient);
+// cross_kernel_sum_batch's operands: A m x d, B q x d, Y m x q, Theta d x P, gradient d x P
+// (distinct from the inputs), the kernel's scale finite and > 0.
+void check_cross_kernel_sum_batch(const AlignmentKernelSpec& spec, const DeviceMatrix& A,
+                                  const DeviceMatrix& B, const DeviceMatrix& Y,
+                                  const DeviceMatrix& Theta, const DeviceMatrix& gradient);
 
 // gaussian_removal_sums' operands: X n x d, v n x 1, the scale finite and > 0.
 void check_gaussian_removal_sums(double scale, const DeviceMatrix& X, const DeviceMatrix& v);

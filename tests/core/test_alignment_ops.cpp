@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 
 #include "reference/reference.hpp"
 #include "support/backends.hpp"
@@ -143,6 +144,102 @@ TEST_P(AlignmentOpsTest, RejectsBadOperands) {
     }
     DeviceMatrix aliased = T;
     EXPECT_THROW(ops.weighted_kernel_sum_batch(p.spec, X, Y, T, aliased), InvalidArgument);
+}
+
+// The sums over the pairs of two point sets: against the reference's definition, against the
+// symmetric sums over the stacked points with the weights [[0, Y/2], [Y'/2, 0]], against central
+// finite differences, and with an empty set (no pair).
+TEST_P(AlignmentOpsTest, CrossSumsMatchTheDefinitionAndTheStackedSymmetricSum) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(testing::test_seed() + 3);
+    AlignmentOps& ops = backend->alignment();
+    for (const AlignmentKernel type : {AlignmentKernel::Gaussian, AlignmentKernel::ChiSquare})
+        for (const auto& [m, q, d] : {std::tuple<Index, Index, Index>{7, 5, 3},
+                                      {23, 11, 8},
+                                      {1, 4, 6},
+                                      {13, 1, 2}}) {
+            SCOPED_TRACE(::testing::Message() << "chi-square " << (type == AlignmentKernel::ChiSquare)
+                                            << ", m " << m << ", q " << q << ", d " << d);
+            const Problem stacked = random_problem(type, m + q, d, 3, rng);
+            const Matrix A = stacked.X.topRows(m), B = stacked.X.bottomRows(q);
+            const Matrix Y = testing::random_matrix(m, q, rng, -1.0, 1.0);
+            const DeviceMatrix T = backend->upload(stacked.Theta);
+            DeviceMatrix G = backend->allocate(d, 3);
+            const std::vector<double> values = ops.cross_kernel_sum_batch(
+                stacked.spec, backend->upload(A), backend->upload(B), backend->upload(Y), T, G);
+            const Matrix gradient = backend->download(G);
+            Matrix Y_stacked = Matrix::Zero(m + q, m + q);
+            Y_stacked.topRightCorner(m, q) = 0.5 * Y;
+            Y_stacked.bottomLeftCorner(q, m) = 0.5 * Y.transpose();
+            Problem symmetric = stacked;
+            symmetric.Y = Y_stacked;
+            const Outcome o = evaluate(*backend, symmetric, stacked.Theta);
+            ASSERT_EQ(values.size(), 3u);
+            const double scale = Y.cwiseAbs().sum();
+            for (Index p = 0; p < 3; ++p) {
+                Vector g;
+                const double v = reference::cross_kernel_sum(stacked.spec, A, B, Y,
+                                                              stacked.Theta.col(p), g);
+                EXPECT_NEAR(values[std::size_t(p)], v, 1e-12 * scale);
+                EXPECT_NEAR(values[std::size_t(p)], o.values[std::size_t(p)], 1e-12 * scale);
+                const double tolerance = 1e-11 * scale * (1.0 + g.cwiseAbs().maxCoeff());
+                EXPECT_LE((gradient.col(p) - g).cwiseAbs().maxCoeff(), tolerance);
+                EXPECT_LE((gradient.col(p) - o.gradient.col(p)).cwiseAbs().maxCoeff(), tolerance);
+            }
+            // Central differences at a point with room on both sides (the kernels clamp a
+            // negative exponent, which only a negative weight can make).
+            const double h = 1e-5;
+            const Matrix at = stacked.Theta.col(0).cwiseMax(0.01);
+            const DeviceMatrix Ad = backend->upload(A), Bd = backend->upload(B),
+                               Yd = backend->upload(Y);
+            DeviceMatrix at_gradient = backend->allocate(d, 1), unused = backend->allocate(d, 1);
+            ops.cross_kernel_sum_batch(stacked.spec, Ad, Bd, Yd, backend->upload(at), at_gradient);
+            const Vector g_at = backend->download(at_gradient).col(0);
+            for (Index k = 0; k < d; ++k) {
+                Matrix up = at, down = at;
+                up(k, 0) += h;
+                down(k, 0) -= h;
+                const double fd = (ops.cross_kernel_sum_batch(stacked.spec, Ad, Bd, Yd,
+                                                              backend->upload(up), unused)[0] -
+                                   ops.cross_kernel_sum_batch(stacked.spec, Ad, Bd, Yd,
+                                                              backend->upload(down), unused)[0]) /
+                                  (2.0 * h);
+                EXPECT_NEAR(g_at[k], fd, 1e-7 * scale * (1.0 + std::fabs(fd))) << k;
+            }
+        }
+    // No pair: value 0 and a zero gradient.
+    const Matrix A = testing::random_matrix(4, 3, rng);
+    DeviceMatrix G = backend->upload(Matrix::Constant(3, 2, 7.0));
+    const std::vector<double> none = ops.cross_kernel_sum_batch(
+        AlignmentKernelSpec{}, backend->upload(A), backend->upload(Matrix(0, 3)),
+        backend->upload(Matrix(4, 0)), backend->upload(Matrix::Constant(3, 2, 0.5)), G);
+    EXPECT_EQ(none, std::vector<double>(2, 0.0));
+    EXPECT_EQ(backend->download(G), Matrix::Zero(3, 2));
+}
+
+TEST_P(AlignmentOpsTest, CrossSumsRejectBadOperands) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(6);
+    const DeviceMatrix A = backend->upload(testing::random_matrix(5, 3, rng)),
+                       B = backend->upload(testing::random_matrix(4, 3, rng)),
+                       Y = backend->upload(testing::random_matrix(5, 4, rng)),
+                       T = backend->upload(testing::random_matrix(3, 2, rng, 0.0, 1.0)),
+                       wide = backend->upload(testing::random_matrix(4, 4, rng));
+    DeviceMatrix G = backend->allocate(3, 2), narrow = backend->allocate(3, 1);
+    AlignmentOps& ops = backend->alignment();
+    const AlignmentKernelSpec spec;
+    EXPECT_THROW(ops.cross_kernel_sum_batch(spec, A, B, Y, T, narrow), DimensionMismatch);
+    EXPECT_THROW(ops.cross_kernel_sum_batch(spec, A, B, wide, T, G), DimensionMismatch);
+    EXPECT_THROW(ops.cross_kernel_sum_batch(spec, A, wide, Y, T, G), DimensionMismatch);
+    EXPECT_THROW(ops.cross_kernel_sum_batch(spec, A, B, Y, Y, G), DimensionMismatch);
+    AlignmentKernelSpec bad;
+    for (const double scale : {0.0, -1.0, std::nan(""), double(INFINITY)}) {
+        bad.scale = scale;
+        EXPECT_THROW(ops.cross_kernel_sum_batch(bad, A, B, Y, T, G), InvalidArgument) << scale;
+    }
+    DeviceMatrix aliased = T;
+    EXPECT_THROW(ops.cross_kernel_sum_batch(spec, A, B, Y, T, aliased), InvalidArgument);
 }
 
 // Every W^2 without one feature against the reference's kernel rebuilt without it (and without

@@ -268,22 +268,27 @@ AromColumn arom_update(const Vector& z, const Vector& w, bool update, double pru
     return out;
 }
 
-double weighted_kernel_sum(const AlignmentKernelSpec& spec, const Matrix& X, const Matrix& Y,
-                           const Vector& theta, Vector& gradient) {
+double cross_kernel_sum(const AlignmentKernelSpec& spec, const Matrix& A, const Matrix& B,
+                        const Matrix& Y, const Vector& theta, Vector& gradient) {
     const bool chi_square = spec.type == AlignmentKernel::ChiSquare;
-    const Index n = X.rows(), d = X.cols();
+    const Index d = A.cols();
     gradient = Vector::Zero(d);
     double value = 0.0;
-    for (Index i = 0; i < n; ++i)
-        for (Index j = 0; j < n; ++j) {
+    for (Index i = 0; i < A.rows(); ++i)
+        for (Index j = 0; j < B.rows(); ++j) {
             Vector terms(d);
             for (Index k = 0; k < d; ++k)
-                terms[k] = rules::alignment_term(chi_square, spec.scale, X(i, k), X(j, k));
+                terms[k] = rules::alignment_term(chi_square, spec.scale, A(i, k), B(j, k));
             const double w = Y(i, j) * std::exp(-theta.dot(terms));
             value += w;
             gradient -= w * terms;
         }
     return value;
+}
+
+double weighted_kernel_sum(const AlignmentKernelSpec& spec, const Matrix& X, const Matrix& Y,
+                           const Vector& theta, Vector& gradient) {
+    return cross_kernel_sum(spec, X, X, Y, theta, gradient);
 }
 
 std::vector<double> gaussian_removal_sums(double scale, const Matrix& X, const Vector& v) {

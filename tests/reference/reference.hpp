@@ -84,6 +84,10 @@ AromColumn arom_update(const Vector& z, const Vector& w, bool update, double pru
 // every feature, value = sum_ij Y_ij K_ij, gradient_k = -sum_ij Y_ij K_ij D(x_ik, x_jk).
 double weighted_kernel_sum(const AlignmentKernelSpec& spec, const Matrix& X, const Matrix& Y,
                            const Vector& theta, Vector& gradient);
+// AlignmentOps::cross_kernel_sum_batch for one weight vector, by its definition: every pair
+// (a_i, b_j), every feature.
+double cross_kernel_sum(const AlignmentKernelSpec& spec, const Matrix& A, const Matrix& B,
+                        const Matrix& Y, const Vector& theta, Vector& gradient);
 
 // AlignmentOps::gaussian_removal_sums by its definition: for every feature left out (and none,
 // last), the Gaussian kernel rebuilt over the other features and sum_ij v_i v_j K_ij.

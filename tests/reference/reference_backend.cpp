@@ -187,6 +187,24 @@ public:
         return values;
     }
 
+    std::vector<double> cross_kernel_sum_batch(const AlignmentKernelSpec& spec,
+                                               const DeviceMatrix& A, const DeviceMatrix& B,
+                                               const DeviceMatrix& Y, const DeviceMatrix& Theta,
+                                               DeviceMatrix& gradient) override {
+        detail::check_cross_kernel_sum_batch(spec, A, B, Y, Theta, gradient);
+        const Matrix theta = host(Theta);
+        Matrix g(theta.rows(), theta.cols());
+        std::vector<double> values;
+        for (Index p = 0; p < theta.cols(); ++p) {
+            Vector column;
+            values.push_back(
+                cross_kernel_sum(spec, host(A), host(B), host(Y), theta.col(p), column));
+            g.col(p) = column;
+        }
+        overwrite(gradient, g);
+        return values;
+    }
+
     std::vector<double> gaussian_removal_sums(double scale, const DeviceMatrix& X,
                                               const DeviceMatrix& v) override {
         detail::check_gaussian_removal_sums(scale, X, v);

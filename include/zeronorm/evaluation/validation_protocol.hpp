@@ -65,6 +65,9 @@ struct ValidationProtocolOptions {
     ParameterGrid grid;
     bool standardize = true;  // per split, fitted on its training rows
     std::uint64_t seed = 0;   // validation halves: split f uses seed + f
+    // CPU worker threads, one split each (0: all cores); a device backend runs the splits in
+    // order. The results do not depend on it.
+    int threads = 0;
 
     void validate() const;
 };

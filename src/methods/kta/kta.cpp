@@ -3,8 +3,8 @@
 // Each DCA step minimises the convex g(theta) - theta' grad h(theta^k) over [0, 1]^d with
 // L-BFGS-B (LBFGSpp's LBFGSBSolver), started at theta^k. The step is accepted only when it does
 // not raise that subproblem's value above its value at theta^k, so f never increases (DCA's
-// descent property holds for any such point). Every value and gradient is one call of the
-// backend's AlignmentOps with the pair weights of g, h or f.
+// descent property holds for any such point). g is one call of the backend's cross sums between
+// the two classes' samples, h's kernel part one symmetric sum per class (AlignmentOps).
 #include "zeronorm/methods/kta.hpp"
 
 #include <LBFGSB.h>
@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "methods/selection_common.hpp"
 #include "zeronorm/core/error.hpp"
@@ -72,82 +73,119 @@ Vector check_data(const Matrix& X, const Vector& y, const KtaOptions& options) {
     return upper;
 }
 
-// The alignment objective's pieces as pair weights over the backend's copy of X.
+// The rows of X of class `sign`.
+Matrix rows_of_class(const Matrix& X, const Vector& y, double sign) {
+    Matrix out(Index((y.array() * sign > 0).count()), X.cols());
+    for (Index i = 0, r = 0; i < y.size(); ++i)
+        if (y[i] * sign > 0) out.row(r++) = X.row(i);
+    return out;
+}
+
+// The alignment objective's pieces over the backend's copies of the two classes' samples. With
+// u+- the class indicators over n+-, -(1 - lambda) 1/2 y_n' K y_n = g - h_K:
+//   g   = (1 - lambda) u+' K u- / (n+ n-)                 (the cross-class pairs: cross sums)
+//   h_K = (1 - lambda) / 2 (u+' K u+ / n+^2 + u-' K u- / n-^2)   (one symmetric sum per class)
+// and f = g - h_K + p with the concave penalty p = (lambda / d) sum_j (1 - exp(-alpha theta_j)),
+// so the DCA's h = h_K - p.
 class Alignment {
 public:
     Alignment(Backend& backend, const Matrix& X, const Vector& y, const KtaOptions& options,
               double sigma)
-        : backend_(backend), options_(options), X_(backend.upload(X)), d_(X.cols()) {
+        : backend_(backend), options_(options), d_(X.cols()) {
         spec_.type = options.kernel;
         spec_.scale = options.kernel == AlignmentKernel::Gaussian ? 1.0 / (2.0 * sigma * sigma)
                                                                   : options.rho;
-        const Index n = X.rows();
-        const double n_plus = double((y.array() > 0).count()), n_minus = double(n) - n_plus;
-        Vector u_plus(n), u_minus(n);
-        for (Index i = 0; i < n; ++i) {
-            u_plus[i] = y[i] > 0 ? 1.0 / n_plus : 0.0;
-            u_minus[i] = y[i] > 0 ? 0.0 : 1.0 / n_minus;
-        }
-        const double half = 0.5 * (1.0 - options.lambda);
-        const Matrix cross = half * (u_plus * u_minus.transpose() + u_minus * u_plus.transpose());
-        const Matrix same = half * (u_plus * u_plus.transpose() + u_minus * u_minus.transpose());
-        g_ = backend.upload(cross);  // g = (1 - lambda) u+' K u-
-        h_ = backend.upload(same);   // h's kernel part
-        f_ = backend.upload(cross - same);  // -(1 - lambda) 1/2 y_n' K y_n
+        const Matrix plus = rows_of_class(X, y, 1.0), minus = rows_of_class(X, y, -1.0);
+        const Index n_plus = plus.rows(), n_minus = minus.rows();
+        const double weight = 1.0 - options.lambda;
+        plus_ = backend.upload(plus);
+        minus_ = backend.upload(minus);
+        cross_ = backend.upload(
+            Matrix::Constant(n_plus, n_minus, weight / (double(n_plus) * double(n_minus))));
+        same_plus_ = backend.upload(
+            Matrix::Constant(n_plus, n_plus, 0.5 * weight / (double(n_plus) * double(n_plus))));
+        same_minus_ = backend.upload(Matrix::Constant(
+            n_minus, n_minus, 0.5 * weight / (double(n_minus) * double(n_minus))));
     }
 
-    // sum (weights o K_theta) and its gradient.
-    double g(const Vector& theta, Vector& gradient) { return sum(g_, theta, gradient); }
-    // grad h(theta) = grad of the same-class sums - (lambda / d) alpha exp(-alpha theta).
-    Vector h_gradient(const Vector& theta) {
-        Vector gradient;
-        sum(h_, theta, gradient);
-        return gradient - (options_.lambda / double(d_)) * options_.alpha *
-                              (-options_.alpha * theta.array()).exp().matrix();
-    }
-    double f(const Vector& theta) {
-        Vector unused;
-        return sum(f_, theta, unused) +
-               (options_.lambda / double(d_)) * (1.0 - (-options_.alpha * theta.array()).exp()).sum();
-    }
-
-private:
-    double sum(const DeviceMatrix& weights, const Vector& theta, Vector& gradient) {
+    // g(theta) and its gradient.
+    double g(const Vector& theta, Vector& gradient) {
         const DeviceMatrix T = backend_.upload(theta);
         DeviceMatrix G = backend_.allocate(d_, 1);
         const double value =
-            backend_.alignment().weighted_kernel_sum_batch(spec_, X_, weights, T, G)[0];
+            backend_.alignment().cross_kernel_sum_batch(spec_, plus_, minus_, cross_, T, G)[0];
         gradient = backend_.download(G).col(0);
         return value;
     }
 
+    // h_K(theta) and its gradient.
+    double h_kernel(const Vector& theta, Vector& gradient) {
+        const DeviceMatrix T = backend_.upload(theta);
+        DeviceMatrix G = backend_.allocate(d_, 1);
+        double value = 0.0;
+        gradient = Vector::Zero(d_);
+        for (const auto& [X, Y] : {std::pair{&plus_, &same_plus_}, {&minus_, &same_minus_}}) {
+            value += backend_.alignment().weighted_kernel_sum_batch(spec_, *X, *Y, T, G)[0];
+            gradient += backend_.download(G).col(0);
+        }
+        return value;
+    }
+
+    double penalty(const Vector& theta) const {
+        return (options_.lambda / double(d_)) *
+               (1.0 - (-options_.alpha * theta.array()).exp()).sum();
+    }
+    Vector penalty_gradient(const Vector& theta) const {
+        return (options_.lambda / double(d_)) * options_.alpha *
+               (-options_.alpha * theta.array()).exp().matrix();
+    }
+
+private:
     Backend& backend_;
     const KtaOptions& options_;
-    DeviceMatrix X_, g_, h_, f_;
+    DeviceMatrix plus_, minus_, cross_, same_plus_, same_minus_;
     Index d_;
     AlignmentKernelSpec spec_;
 };
 
-// min g(theta) - theta' linear over [0, upper] from `start`; returns the accepted point (start
-// unless L-BFGS-B found one with a value no larger) and the inner iterations.
-Vector dca_step(Alignment& a, const Vector& start, const Vector& linear, const Vector& upper,
+// What one DCA step needs at theta: g and h_K with their gradients, and f.
+struct DcaPoint {
+    Vector theta;
+    double g = 0.0, h_kernel = 0.0, f = 0.0;
+    Vector g_gradient, h_kernel_gradient;
+};
+
+DcaPoint evaluate(Alignment& a, const Vector& theta) {
+    DcaPoint p;
+    p.theta = theta;
+    p.g = a.g(theta, p.g_gradient);
+    p.h_kernel = a.h_kernel(theta, p.h_kernel_gradient);
+    p.f = p.g - p.h_kernel + a.penalty(theta);
+    return p;
+}
+
+// min g(theta) - theta' linear over [0, upper] from `start`, linear = grad h(start); returns the
+// accepted point (start unless L-BFGS-B found one with a value no larger) and the inner
+// iterations.
+Vector dca_step(Alignment& a, const DcaPoint& start, const Vector& upper,
                 const KtaOptions& options, int& iterations) {
+    const Vector linear = start.h_kernel_gradient - a.penalty_gradient(start.theta);
     const auto subproblem = [&](const Vector& theta, Vector& gradient) {
         const double value = a.g(theta, gradient) - theta.dot(linear);
         gradient -= linear;
         return value;
     };
-    Vector gradient;
-    const double start_value = subproblem(start, gradient);
+    const double start_value = start.g - start.theta.dot(linear);
     LBFGSpp::LBFGSBParam<double> param;
     // Relative to the subproblem's gradient scale at the start (1 / (2 sigma^2) for the
     // Gaussian kernel), so the stop means the same for every d and sigma.
-    param.epsilon = std::max(1e-14, options.inner_tolerance * gradient.cwiseAbs().maxCoeff());
+    param.epsilon = std::max(
+        1e-14, options.inner_tolerance * (start.g_gradient - linear).cwiseAbs().maxCoeff());
     param.epsilon_rel = 0.0;
     param.max_iterations = options.inner_max_iterations;
     LBFGSpp::LBFGSBSolver<double> solver(param);
-    const Vector lower = Vector::Zero(start.size());
-    Vector theta = start;
+    const Vector lower = Vector::Zero(start.theta.size());
+    Vector theta = start.theta, gradient;
     double value = start_value;
     iterations = 0;
     try {
@@ -157,7 +195,7 @@ Vector dca_step(Alignment& a, const Vector& start, const Vector& linear, const V
         theta = theta.cwiseMax(lower).cwiseMin(upper);
         value = subproblem(theta, gradient);
     }
-    return value <= start_value && theta.allFinite() ? theta : start;
+    return value <= start_value && theta.allFinite() ? theta : start.theta;
 }
 
 }  // namespace
@@ -168,17 +206,16 @@ KtaResult train_kta(Backend& backend, const Matrix& X, const Vector& y, const Kt
     KtaResult result;
     result.sigma = options.width > 0.0 ? options.width : std::sqrt(double(X.cols())) / 2.0;
     Alignment a(backend, X, y, options, result.sigma);
-    Vector theta = 0.5 * upper;
-    result.initial_objective = a.f(theta);
+    DcaPoint point = evaluate(a, 0.5 * upper);
+    result.initial_objective = point.f;
     result.status = Status::NoConvergence;
     for (std::int64_t k = 0; k < options.max_iterations; ++k) {
         KtaStep step;
-        const Vector next = dca_step(a, theta, a.h_gradient(theta), upper, options,
-                                     step.inner_iterations);
-        step.change = (next - theta).cwiseAbs().maxCoeff();
-        theta = next;
-        step.objective = a.f(theta);
-        step.selected = Index((theta.array() > options.threshold).count());
+        const Vector next = dca_step(a, point, upper, options, step.inner_iterations);
+        step.change = (next - point.theta).cwiseAbs().maxCoeff();
+        point = evaluate(a, next);
+        step.objective = point.f;
+        step.selected = Index((next.array() > options.threshold).count());
         result.trace.push_back(step);
         result.iterations = k + 1;
         if (step.change < options.tolerance) {
@@ -186,9 +223,9 @@ KtaResult train_kta(Backend& backend, const Matrix& X, const Vector& y, const Kt
             break;
         }
     }
-    result.theta = theta;
-    for (const Index j : detail::order_descending(theta))
-        if (theta[j] > options.threshold) result.selected.push_back(j);
+    result.theta = point.theta;
+    for (const Index j : detail::order_descending(point.theta))
+        if (point.theta[j] > options.threshold) result.selected.push_back(j);
     return result;
 }
 

@@ -38,6 +38,22 @@ public:
                                                           const DeviceMatrix& Theta,
                                                           DeviceMatrix& gradient) = 0;
 
+    // The same sums over the pairs of a row a_i of A (m x d) and a row b_j of B (q x d), with
+    // the weights Y (m x q), for every column theta_p of Theta (d x P):
+    //   value[p]        = sum_ij Y_ij K_theta_p(a_i, b_j)
+    //   gradient(k, p)  = -sum_ij Y_ij K_theta_p(a_i, b_j) D(a_ik, b_jk).
+    // The alignment DCA's convex part g is such a sum between the two classes (A and B their
+    // samples): m q pairs, where weighted_kernel_sum_batch over [A; B] with zero diagonal
+    // blocks takes (m + q)^2. With W = Y o K_theta, r = W 1 and c = W' 1 the Gaussian gradient is
+    //   gradient_k = -scale (sum_i r_i a_ik^2 + sum_j c_j b_jk^2 - 2 (A' W B)_kk).
+    // gradient (d x P) must be allocated. Returns the P values.
+    virtual std::vector<double> cross_kernel_sum_batch(const AlignmentKernelSpec& spec,
+                                                       const DeviceMatrix& A,
+                                                       const DeviceMatrix& B,
+                                                       const DeviceMatrix& Y,
+                                                       const DeviceMatrix& Theta,
+                                                       DeviceMatrix& gradient) = 0;
+
     // W^2 with each feature left out of the Gaussian kernel exp(-scale |x - z|^2), for the
     // nonlinear RFE (Lal et al. 2006, Algorithm 2): for the rows x_i of X (n x d) and v (n x 1,
     // the dual's beta o y), entry p < d of the result is
