@@ -337,6 +337,7 @@ private:
         options.grid = grid();
         options.standardize = preprocess.standardize;
         options.seed = common.seed;
+        options.threads = threads;
         // Each grid point's options are checked before any work (a bad value names its flag).
         validate_flags(
             [&] {

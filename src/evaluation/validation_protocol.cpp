@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/stopwatch.hpp"
+#include "evaluation/split_runner.hpp"
 #include "solvers/labels.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/preprocess.hpp"
@@ -54,7 +55,10 @@ void ParameterGrid::validate() const {
     }
 }
 
-void ValidationProtocolOptions::validate() const { grid.validate(); }
+void ValidationProtocolOptions::validate() const {
+    grid.validate();
+    ZN_EXPECTS(threads >= 0, "threads must be >= 0, got " << threads);
+}
 
 namespace {
 
@@ -183,12 +187,17 @@ ValidationProtocolResult evaluate_validation_protocol(Backend& backend, const Da
     check_folds(data, folds);
     ValidationProtocolResult result;
     result.parameter_names = options.grid.names;
-    for (std::size_t f = 0; f < folds.size(); ++f) {
-        result.folds.push_back(run_fold(backend, data, folds[f], fit, options, options.seed + f));
-        const ValidationFold& r = result.folds.back();
+    result.folds.resize(folds.size());
+    detail::run_per_split(
+        backend, folds.size(), options.threads,
+        [&](Backend& worker, std::size_t f) {
+            result.folds[f] = run_fold(worker, data, folds[f], fit, options, options.seed + f);
+        },
+        [&](std::size_t f) {
+            if (on_fold) on_fold(f, folds.size(), result.folds[f]);
+        });
+    for (const ValidationFold& r : result.folds)
         if (result.status == Status::Success) result.status = r.status;
-        if (on_fold) on_fold(f, folds.size(), r);
-    }
     const double k = double(folds.size());
     double sum = 0.0, features = 0.0, train_sum = 0.0;
     for (const ValidationFold& r : result.folds) {

@@ -1,12 +1,13 @@
 // The validation-set protocol (validation_protocol.hpp; Neumann, Schnoerr & Steidl 2005,
 // sec. 5.2.2): grids, the choice with ties to the larger values, the sizes of the halves and of
 // the final fit, agreement of the built-in fitters with the methods run by hand at the chosen
-// point, the JSON form, and bad input.
+// point, folds on worker threads, the JSON form, and bad input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <mutex>
 #include <random>
 
 #include "support/random.hpp"
@@ -77,13 +78,17 @@ TEST(ParameterGrid, BadGridsAreRefused) {
 struct FakeFitter {
     std::vector<std::pair<Index, Index>> calls;  // (training rows, scored rows)
     std::vector<std::size_t> grid_sizes;
+    std::mutex mutex;  // folds may run on worker threads
 
     GridFitter fitter() {
         return [this](Backend&, const Matrix& X, const Vector& y, const Matrix& X_score,
                       const ParameterGrid& grid) {
             EXPECT_EQ(X.rows(), y.size());
-            calls.emplace_back(X.rows(), X_score.rows());
-            grid_sizes.push_back(grid.points.size());
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                calls.emplace_back(X.rows(), X_score.rows());
+                grid_sizes.push_back(grid.points.size());
+            }
             std::vector<GridPointFit> fits;
             for (const std::vector<double>& p : grid.points) {
                 GridPointFit f;
@@ -108,6 +113,7 @@ TEST(ValidationProtocol, ChoosesTheLowestErrorAndBreaksTiesToLargerValues) {
     options.grid = ParameterGrid::product({"a", "b"}, {{1, 2}, {1, 2}});
     options.standardize = false;
     options.seed = seed;
+    options.threads = 1;  // the calls below in fold order
     FakeFitter fake;
     const auto backend = make_backend(BackendKind::Cpu);
     const ValidationProtocolResult r =
@@ -202,6 +208,45 @@ void expect_final_fit_by_hand(const std::string& method, const ParameterGrid& gr
     }
     EXPECT_DOUBLE_EQ(r.mean_features, features / double(folds.size()));
     EXPECT_LT(r.mean_error, max_error);
+}
+
+// Folds on worker threads: every fold's outcome as in order on one thread, each fold reported
+// once.
+TEST(ValidationProtocol, FoldsOnWorkerThreadsGiveTheSameResult) {
+    const std::uint64_t seed = test_seed();
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
+    const Dataset data = sparse_problem(90, 8, seed);
+    const std::vector<Fold> folds = stratified_kfold(data.y, 5, seed);
+    ValidationProtocolOptions options;
+    options.grid = ParameterGrid::product({"dc.nu", "dc.mu"}, {{0.5, 2.0}, {1.0, std::exp(2.0)}});
+    options.seed = seed;
+    const auto backend = make_backend(BackendKind::Cpu);
+    std::vector<ValidationProtocolResult> results;
+    for (const int threads : {1, 3}) {
+        options.threads = threads;
+        std::vector<int> reported(folds.size(), 0);
+        results.push_back(evaluate_validation_protocol(
+            *backend, data, folds, validation_fitter("l2-l0-svm", {}), options,
+            [&](std::size_t f, std::size_t count, const ValidationFold&) {
+                EXPECT_EQ(count, folds.size());
+                ++reported[f];
+            }));
+        EXPECT_EQ(reported, std::vector<int>(folds.size(), 1)) << threads << " threads";
+    }
+    ASSERT_EQ(results[1].folds.size(), folds.size());
+    for (std::size_t f = 0; f < folds.size(); ++f) {
+        const ValidationFold &a = results[0].folds[f], &b = results[1].folds[f];
+        EXPECT_EQ(a.chosen, b.chosen) << f;
+        EXPECT_EQ(a.validation_errors, b.validation_errors) << f;
+        EXPECT_EQ(a.selected, b.selected) << f;
+        EXPECT_EQ(a.error, b.error) << f;
+        EXPECT_EQ(a.iterations, b.iterations) << f;
+    }
+    EXPECT_EQ(results[0].mean_error, results[1].mean_error);
+    options.threads = -1;
+    EXPECT_THROW(evaluate_validation_protocol(*backend, data, folds,
+                                              validation_fitter("l2-l0-svm", {}), options),
+                 InvalidArgument);
 }
 
 TEST(ValidationProtocol, L2L1FinalFitIsTheMethodAtTheChosenPoint) {
