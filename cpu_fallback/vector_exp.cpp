@@ -16,28 +16,26 @@ __m512d _ZGVeN8v_exp(__m512d);
 namespace zeronorm::cpu {
 namespace {
 
-void exp_one_by_one(double* x, Index begin, Index n) {
-    for (Index i = begin; i < n; ++i) x[i] = std::exp(x[i]);
-}
-
 #if defined(ZERONORM_WITH_LIBMVEC)
-void exp_sse2(double* x, Index n) {
-    Index i = 0;
-    for (; i + 2 <= n; i += 2) _mm_storeu_pd(x + i, _ZGVbN2v_exp(_mm_loadu_pd(x + i)));
-    exp_one_by_one(x, i, n);
-}
+// Full vectors in place, then the last n % width entries through a padded vector, so every entry
+// goes through the same function whatever its position (a symmetric kernel stays symmetric).
+#define ZN_VECTOR_EXP(name, target, width, load, store, variant)                  \
+    target void name(double* x, Index n) {                                       \
+        Index i = 0;                                                              \
+        for (; i + (width) <= n; i += (width)) store(x + i, variant(load(x + i))); \
+        if (i == n) return;                                                       \
+        alignas(64) double tail[width] = {};                                      \
+        for (Index k = i; k < n; ++k) tail[k - i] = x[k];                          \
+        store(tail, variant(load(tail)));                                         \
+        for (Index k = i; k < n; ++k) x[k] = tail[k - i];                          \
+    }
 
-__attribute__((target("avx2,fma"))) void exp_avx2(double* x, Index n) {
-    Index i = 0;
-    for (; i + 4 <= n; i += 4) _mm256_storeu_pd(x + i, _ZGVdN4v_exp(_mm256_loadu_pd(x + i)));
-    exp_sse2(x + i, n - i);
-}
-
-__attribute__((target("avx512f"))) void exp_avx512(double* x, Index n) {
-    Index i = 0;
-    for (; i + 8 <= n; i += 8) _mm512_storeu_pd(x + i, _ZGVeN8v_exp(_mm512_loadu_pd(x + i)));
-    exp_sse2(x + i, n - i);
-}
+ZN_VECTOR_EXP(exp_sse2, , 2, _mm_loadu_pd, _mm_storeu_pd, _ZGVbN2v_exp)
+ZN_VECTOR_EXP(exp_avx2, __attribute__((target("avx2,fma"))), 4, _mm256_loadu_pd,
+              _mm256_storeu_pd, _ZGVdN4v_exp)
+ZN_VECTOR_EXP(exp_avx512, __attribute__((target("avx512f"))), 8, _mm512_loadu_pd,
+              _mm512_storeu_pd, _ZGVeN8v_exp)
+#undef ZN_VECTOR_EXP
 
 using ExpFunction = void (*)(double*, Index);
 
@@ -56,7 +54,7 @@ void exp_in_place(double* x, Index n) {
     static const ExpFunction exp_function = widest_exp();
     exp_function(x, n);
 #else
-    exp_one_by_one(x, 0, n);
+    for (Index i = 0; i < n; ++i) x[i] = std::exp(x[i]);
 #endif
 }
 

@@ -9,7 +9,7 @@
 
 namespace zeronorm::cpu {
 
-// x[i] <- exp(x[i]) for i < n.
+// x[i] <- exp(x[i]) for i < n; each result depends on x[i] alone, not on its position.
 void exp_in_place(double* x, Index n);
 
 }  // namespace zeronorm::cpu

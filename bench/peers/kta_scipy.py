@@ -18,7 +18,7 @@ compare the times, and the errors and dimensions only roughly. Prints one JSON l
 peer's mean features, error and seconds, and, with --zeronorm, the library's run of the same row.
 
 Usage: /work/main/.venv/bin/python bench/peers/kta_scipy.py [--data data/ionosphere/ionosphere.csv]
-           [--seed 1] [--zeronorm build/src/cli/zeronorm]
+           [--seed 1] [--zeronorm build/src/cli/zeronorm] [--threads 0]
 """
 import argparse
 import json
@@ -115,6 +115,8 @@ def main():
     p.add_argument("--data", default=os.path.join(ROOT, "data", "ionosphere", "ionosphere.csv"))
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--zeronorm", default=None)
+    p.add_argument("--threads", type=int, default=0,
+                   help="zeronorm's worker threads, one fold each (0: all cores)")
     args = p.parse_args()
     X, y = read_csv(args.data)
     rng = np.random.default_rng(args.seed)
@@ -128,7 +130,8 @@ def main():
         start = time.perf_counter()
         zn = json.loads(subprocess.run(
             [args.zeronorm, "cv", args.data, "--method", "kta", "--folds", "10", "--standardize",
-             "--seed", str(args.seed), "--lambda", "0", "--json", "-q"],
+             "--seed", str(args.seed), "--lambda", "0", "--threads", str(args.threads),
+             "--json", "-q"],
             check=True, capture_output=True, text=True).stdout)["results"][0]
         out["zeronorm"] = {"mean_features": zn["mean_features"], "mean_error": zn["mean_error"],
                            "mean_iterations": zn["mean_iterations"],

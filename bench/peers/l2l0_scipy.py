@@ -19,7 +19,7 @@ and the errors and dimensions only roughly. Prints one JSON line with the peer's
 error, seconds and the number of convex solves, and, with --zeronorm, the library's run.
 
 Usage: /work/main/.venv/bin/python bench/peers/l2l0_scipy.py [--data data/colon/colon.csv]
-           [--seed 1] [--folds-run 10] [--zeronorm build/src/cli/zeronorm]
+           [--seed 1] [--folds-run 10] [--zeronorm build/src/cli/zeronorm] [--threads 0]
 """
 import argparse
 import json
@@ -103,6 +103,8 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--folds-run", type=int, default=10, help="run only the first folds of ten")
     p.add_argument("--zeronorm", default=None)
+    p.add_argument("--threads", type=int, default=0,
+                   help="zeronorm's worker threads, one fold each (0: all cores)")
     args = p.parse_args()
     X, y = read_csv(args.data)
     rng = np.random.default_rng(args.seed)
@@ -118,7 +120,8 @@ def main():
         start = time.perf_counter()
         zn = json.loads(subprocess.run(
             [args.zeronorm, "cv", args.data, "--method", "l2-l0-svm", "--folds", "10",
-             "--standardize", "--seed", str(args.seed), "--json", "-q"],
+             "--standardize", "--seed", str(args.seed), "--threads", str(args.threads),
+             "--json", "-q"],
             check=True, capture_output=True, text=True).stdout)["results"][0]
         out["zeronorm"] = {"mean_features": zn["mean_features"], "mean_error": zn["mean_error"],
                            "seconds": time.perf_counter() - start}
