@@ -282,23 +282,32 @@ std::vector<GridPointFit> fs_svmcp_fits(const Matrix& X, const Vector& y, const 
 }
 
 // kta at every grid point: one DCA per distinct set of alignment options (the grid's lambdas),
-// then the SVM without bias for each point's svm_lambda on that DCA's theta.
+// all of them through train_kta_batch (in lockstep where the backend prefers batches), then the
+// SVM without bias for each point's svm_lambda on that DCA's theta.
 std::vector<GridPointFit> kta_fits(Backend& backend, const Matrix& X, const Vector& y,
                                    const Matrix& X_score,
                                    const std::vector<SelectionOptions>& points) {
-    std::vector<GridPointFit> out(points.size());
-    std::vector<char> done(points.size(), 0);
-    for (std::size_t p = 0; p < points.size(); ++p) {
-        if (done[p]) continue;
+    const auto dca_options = [&](std::size_t p) {
         KtaOptions kta = points[p].kta;
         kta.max_iterations = points[p].max_iterations;
-        const KtaResult r = train_kta(backend, X, y, kta);
-        out[p].iterations = r.iterations;
-        for (std::size_t q = p; q < points.size(); ++q) {
-            KtaOptions other = points[q].kta;
-            other.max_iterations = points[q].max_iterations;
-            if (done[q] || !other.same_dca(kta)) continue;
-            done[q] = 1;
+        return kta;
+    };
+    std::vector<std::size_t> firsts;  // the first point of each distinct DCA
+    for (std::size_t p = 0; p < points.size(); ++p)
+        if (std::none_of(firsts.begin(), firsts.end(), [&](std::size_t q) {
+                return dca_options(q).same_dca(dca_options(p));
+            }))
+            firsts.push_back(p);
+    std::vector<KtaOptions> dcas;
+    for (const std::size_t p : firsts) dcas.push_back(dca_options(p));
+    const std::vector<KtaResult> results = train_kta_batch(backend, X, y, dcas);
+    std::vector<GridPointFit> out(points.size());
+    for (std::size_t k = 0; k < firsts.size(); ++k) {
+        const KtaOptions& kta = dcas[k];
+        const KtaResult& r = results[k];
+        out[firsts[k]].iterations = r.iterations;
+        for (std::size_t q = firsts[k]; q < points.size(); ++q) {
+            if (!dca_options(q).same_dca(kta)) continue;
             GridPointFit& fit = out[q];
             fit.selected = r.selected;
             fit.status = r.status;

@@ -1,6 +1,7 @@
 // Kernel-target alignment selection (train_kta and the registered ranker "kta"): the DCA
 // objective never increases, the reported objective is eq. (12) recomputed here by plain loops,
-// informative features outrank noise, and bad input is rejected with a clear error.
+// informative features outrank noise, DCAs in lockstep equal DCAs in order, and bad input is
+// rejected with a clear error.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -84,6 +85,68 @@ TEST(Kta, DcaObjectiveNeverIncreasesAndIsEquation12) {
                 EXPECT_LT(r.trace.back().change, o.tolerance);
             }
         }
+}
+
+// DCAs in lockstep (one batched call per sum and round) equal the same DCAs one after another,
+// to the bit on the CPU: lambdas that stop after different numbers of steps (one at a cap of 2),
+// a second width (its own lockstep group) and the chi-square kernel.
+TEST(Kta, LockstepBatchEqualsDcasInOrder) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 7);
+    auto backend = make_cpu_backend();
+    for (const bool chi_square : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "chi-square " << chi_square);
+        const Dataset data = informative(36, 7, 1.0, chi_square, rng);
+        std::vector<KtaOptions> options;
+        for (const double lambda : {0.0, 0.3, 0.6, 0.9}) {
+            KtaOptions o;
+            o.kernel = chi_square ? AlignmentKernel::ChiSquare : AlignmentKernel::Gaussian;
+            o.lambda = lambda;
+            options.push_back(o);
+        }
+        options[1].max_iterations = 2;
+        options[1].tolerance = 1e-14;
+        options.push_back(options[0]);
+        options.back().width = 0.8;
+        const auto in_order = train_kta_batch(*backend, data.X, data.y, options, KtaSchedule::InOrder);
+        const auto lockstep =
+            train_kta_batch(*backend, data.X, data.y, options, KtaSchedule::Lockstep);
+        ASSERT_EQ(lockstep.size(), options.size());
+        for (std::size_t k = 0; k < options.size(); ++k) {
+            SCOPED_TRACE(::testing::Message() << "problem " << k);
+            const KtaResult single = train_kta(*backend, data.X, data.y, options[k]);
+            for (const KtaResult* r : {&in_order[k], &lockstep[k]}) {
+                EXPECT_EQ(r->theta, single.theta);
+                EXPECT_EQ(r->selected, single.selected);
+                EXPECT_EQ(r->iterations, single.iterations);
+                EXPECT_EQ(r->status, single.status);
+                EXPECT_EQ(r->initial_objective, single.initial_objective);
+                ASSERT_EQ(r->trace.size(), single.trace.size());
+                for (std::size_t t = 0; t < single.trace.size(); ++t)
+                    EXPECT_EQ(r->trace[t].objective, single.trace[t].objective) << t;
+            }
+        }
+        // The Gaussian DCAs leave the lockstep at different rounds (the chi-square ones on
+        // these data stop after a step or two).
+        EXPECT_LE(lockstep[1].iterations, 2);
+        if (!chi_square) {
+            const auto longest = std::max_element(
+                lockstep.begin(), lockstep.end(),
+                [](const KtaResult& a, const KtaResult& b) { return a.iterations < b.iterations; });
+            EXPECT_GT(longest->iterations, 2);
+        }
+    }
+    // Bad options or data are refused before any DCA runs.
+    std::vector<KtaOptions> bad(2);
+    bad[1].lambda = 1.0;
+    const Dataset data = informative(20, 4, 1.0, false, rng);
+    EXPECT_THROW(train_kta_batch(*backend, data.X, data.y, bad, KtaSchedule::Lockstep),
+                 InvalidArgument);
+    bad[1] = KtaOptions{};
+    bad[1].kernel = AlignmentKernel::ChiSquare;  // negative values
+    EXPECT_THROW(train_kta_batch(*backend, data.X, data.y, bad, KtaSchedule::Lockstep),
+                 InvalidArgument);
+    EXPECT_TRUE(train_kta_batch(*backend, data.X, data.y, {}, KtaSchedule::Lockstep).empty());
 }
 
 TEST(Kta, InformativeFeaturesOutrankNoise) {

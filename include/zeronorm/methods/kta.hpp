@@ -101,4 +101,18 @@ KtaClassifier train_kta_classifier(Backend& backend, const Matrix& X, const Vect
 // or bad options.
 KtaResult train_kta(Backend& backend, const Matrix& X, const Vector& y, const KtaOptions& options);
 
+// How train_kta_batch runs its DCAs: Auto is Lockstep where the backend prefers batched
+// schedules (CUDA), InOrder elsewhere.
+enum class KtaSchedule { Auto, InOrder, Lockstep };
+
+// One DCA per option set on the same data (a validation grid's lambdas), each as train_kta.
+// InOrder runs them one after another. Lockstep runs each on its own host thread and evaluates
+// the alignment sums of all of them that wait at once in one batched call per sum (many theta
+// per call of AlignmentOps; option sets with different kernels or widths form separate
+// lockstep groups): the same arithmetic per theta, so on the CPU the results equal InOrder's to
+// the bit. Throws what train_kta throws, before any DCA runs for bad options or data.
+std::vector<KtaResult> train_kta_batch(Backend& backend, const Matrix& X, const Vector& y,
+                                       const std::vector<KtaOptions>& options,
+                                       KtaSchedule schedule = KtaSchedule::Auto);
+
 }  // namespace zeronorm

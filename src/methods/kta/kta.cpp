@@ -11,8 +11,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "methods/selection_common.hpp"
 #include "zeronorm/core/error.hpp"
@@ -81,53 +86,198 @@ Matrix rows_of_class(const Matrix& X, const Vector& y, double sign) {
     return out;
 }
 
-// The alignment objective's pieces over the backend's copies of the two classes' samples. With
-// u+- the class indicators over n+-, -(1 - lambda) 1/2 y_n' K y_n = g - h_K:
-//   g   = (1 - lambda) u+' K u- / (n+ n-)                 (the cross-class pairs: cross sums)
-//   h_K = (1 - lambda) / 2 (u+' K u+ / n+^2 + u-' K u- / n-^2)   (one symmetric sum per class)
-// and f = g - h_K + p with the concave penalty p = (lambda / d) sum_j (1 - exp(-alpha theta_j)),
-// so the DCA's h = h_K - p.
-class Alignment {
+// The alignment sums of the DCA with unit class weights, over the backend's copies of the two
+// classes' samples (u+- the class indicators over n+-):
+//   cross = u+' K u- / (n+ n-)                       (the cross-class pairs: cross sums)
+//   same  = (u+' K u+ / n+^2 + u-' K u- / n-^2) / 2  (one symmetric sum per class)
+// with their gradients, for every column of Theta (d x P) in one call of each operation.
+class ClassPairs {
 public:
-    Alignment(Backend& backend, const Matrix& X, const Vector& y, const KtaOptions& options,
-              double sigma)
-        : backend_(backend), options_(options), d_(X.cols()) {
-        spec_.type = options.kernel;
-        spec_.scale = options.kernel == AlignmentKernel::Gaussian ? 1.0 / (2.0 * sigma * sigma)
-                                                                  : options.rho;
+    ClassPairs(Backend& backend, const Matrix& X, const Vector& y, const AlignmentKernelSpec& spec)
+        : backend_(backend), spec_(spec), d_(X.cols()) {
         const Matrix plus = rows_of_class(X, y, 1.0), minus = rows_of_class(X, y, -1.0);
-        const Index n_plus = plus.rows(), n_minus = minus.rows();
-        const double weight = 1.0 - options.lambda;
+        const double n_plus = double(plus.rows()), n_minus = double(minus.rows());
         plus_ = backend.upload(plus);
         minus_ = backend.upload(minus);
         cross_ = backend.upload(
-            Matrix::Constant(n_plus, n_minus, weight / (double(n_plus) * double(n_minus))));
-        same_plus_ = backend.upload(
-            Matrix::Constant(n_plus, n_plus, 0.5 * weight / (double(n_plus) * double(n_plus))));
-        same_minus_ = backend.upload(Matrix::Constant(
-            n_minus, n_minus, 0.5 * weight / (double(n_minus) * double(n_minus))));
+            Matrix::Constant(plus.rows(), minus.rows(), 1.0 / (n_plus * n_minus)));
+        same_plus_ =
+            backend.upload(Matrix::Constant(plus.rows(), plus.rows(), 0.5 / (n_plus * n_plus)));
+        same_minus_ = backend.upload(
+            Matrix::Constant(minus.rows(), minus.rows(), 0.5 / (n_minus * n_minus)));
     }
+
+    Index features() const { return d_; }
+
+    std::vector<double> cross(const Matrix& Theta, Matrix& gradient) {
+        const DeviceMatrix T = backend_.upload(Theta);
+        DeviceMatrix G = backend_.allocate(d_, Theta.cols());
+        std::vector<double> values =
+            backend_.alignment().cross_kernel_sum_batch(spec_, plus_, minus_, cross_, T, G);
+        gradient = backend_.download(G);
+        return values;
+    }
+
+    std::vector<double> same(const Matrix& Theta, Matrix& gradient) {
+        const DeviceMatrix T = backend_.upload(Theta);
+        DeviceMatrix G = backend_.allocate(d_, Theta.cols());
+        std::vector<double> values(std::size_t(Theta.cols()), 0.0);
+        gradient = Matrix::Zero(d_, Theta.cols());
+        for (const auto& [X, Y] : {std::pair{&plus_, &same_plus_}, {&minus_, &same_minus_}}) {
+            const std::vector<double> part =
+                backend_.alignment().weighted_kernel_sum_batch(spec_, *X, *Y, T, G);
+            for (std::size_t p = 0; p < part.size(); ++p) values[p] += part[p];
+            gradient += backend_.download(G);
+        }
+        return values;
+    }
+
+private:
+    Backend& backend_;
+    AlignmentKernelSpec spec_;
+    DeviceMatrix plus_, minus_, cross_, same_plus_, same_minus_;
+    Index d_;
+};
+
+// One DCA's access to the two sums at its theta.
+class AlignmentSums {
+public:
+    virtual ~AlignmentSums() = default;
+    virtual double cross(const Vector& theta, Vector& gradient) = 0;
+    virtual double same(const Vector& theta, Vector& gradient) = 0;
+};
+
+// Straight from the backend, one theta per call.
+class DirectSums final : public AlignmentSums {
+public:
+    explicit DirectSums(ClassPairs& pairs) : pairs_(pairs) {}
+    double cross(const Vector& theta, Vector& gradient) override {
+        Matrix G;
+        const double value = pairs_.cross(theta, G)[0];
+        gradient = G.col(0);
+        return value;
+    }
+    double same(const Vector& theta, Vector& gradient) override {
+        Matrix G;
+        const double value = pairs_.same(theta, G)[0];
+        gradient = G.col(0);
+        return value;
+    }
+
+private:
+    ClassPairs& pairs_;
+};
+
+// DCAs in lockstep, one host thread each: a DCA hands its theta to the current round and waits;
+// the last running DCA to arrive (or to finish) evaluates every waiting theta, one batched call
+// per sum, and wakes the others. The backend is used by one thread at a time. A failed round
+// fails every DCA waiting on it.
+class SumRounds {
+public:
+    SumRounds(ClassPairs& pairs, std::size_t count)
+        : pairs_(pairs), requests_(count), running_(count) {}
+
+    double evaluate(std::size_t k, bool cross, const Vector& theta, Vector& gradient) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (failure_) std::rethrow_exception(failure_);
+        Request& r = requests_[k];
+        r.waiting = true;
+        r.cross = cross;
+        r.theta = theta;
+        ++waiting_;
+        if (waiting_ == running_) {
+            run_round();
+        } else {
+            wake_.wait(lock, [&] { return !r.waiting || failure_; });
+        }
+        if (failure_) std::rethrow_exception(failure_);
+        gradient = r.gradient;
+        return r.value;
+    }
+
+    // DCA k is done (or failed): the others no longer wait for it.
+    void leave() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        --running_;
+        if (running_ > 0 && waiting_ == running_ && !failure_) run_round();
+    }
+
+private:
+    struct Request {
+        bool waiting = false, cross = false;
+        Vector theta, gradient;
+        double value = 0.0;
+    };
+
+    // With the lock held and every running DCA waiting.
+    void run_round() {
+        try {
+            for (const bool cross : {true, false}) {
+                std::vector<std::size_t> batch;
+                for (std::size_t k = 0; k < requests_.size(); ++k)
+                    if (requests_[k].waiting && requests_[k].cross == cross) batch.push_back(k);
+                if (batch.empty()) continue;
+                Matrix Theta(pairs_.features(), Index(batch.size())), G;
+                for (std::size_t b = 0; b < batch.size(); ++b)
+                    Theta.col(Index(b)) = requests_[batch[b]].theta;
+                const std::vector<double> values =
+                    cross ? pairs_.cross(Theta, G) : pairs_.same(Theta, G);
+                for (std::size_t b = 0; b < batch.size(); ++b) {
+                    requests_[batch[b]].value = values[b];
+                    requests_[batch[b]].gradient = G.col(Index(b));
+                }
+            }
+        } catch (...) {
+            failure_ = std::current_exception();
+        }
+        for (Request& r : requests_) r.waiting = false;
+        waiting_ = 0;
+        wake_.notify_all();
+    }
+
+    ClassPairs& pairs_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::vector<Request> requests_;
+    std::size_t running_, waiting_ = 0;
+    std::exception_ptr failure_;
+};
+
+class RoundSums final : public AlignmentSums {
+public:
+    RoundSums(SumRounds& rounds, std::size_t k) : rounds_(rounds), k_(k) {}
+    double cross(const Vector& theta, Vector& gradient) override {
+        return rounds_.evaluate(k_, true, theta, gradient);
+    }
+    double same(const Vector& theta, Vector& gradient) override {
+        return rounds_.evaluate(k_, false, theta, gradient);
+    }
+
+private:
+    SumRounds& rounds_;
+    std::size_t k_;
+};
+
+// The alignment objective's pieces for one lambda. With the sums above,
+// -(1 - lambda) 1/2 y_n' K y_n = g - h_K, g = (1 - lambda) cross, h_K = (1 - lambda) same, and
+// f = g - h_K + p with the concave penalty p = (lambda / d) sum_j (1 - exp(-alpha theta_j)), so
+// the DCA's h = h_K - p.
+class Alignment {
+public:
+    Alignment(AlignmentSums& sums, const KtaOptions& options, Index d)
+        : sums_(sums), options_(options), weight_(1.0 - options.lambda), d_(d) {}
 
     // g(theta) and its gradient.
     double g(const Vector& theta, Vector& gradient) {
-        const DeviceMatrix T = backend_.upload(theta);
-        DeviceMatrix G = backend_.allocate(d_, 1);
-        const double value =
-            backend_.alignment().cross_kernel_sum_batch(spec_, plus_, minus_, cross_, T, G)[0];
-        gradient = backend_.download(G).col(0);
+        const double value = weight_ * sums_.cross(theta, gradient);
+        gradient *= weight_;
         return value;
     }
 
     // h_K(theta) and its gradient.
     double h_kernel(const Vector& theta, Vector& gradient) {
-        const DeviceMatrix T = backend_.upload(theta);
-        DeviceMatrix G = backend_.allocate(d_, 1);
-        double value = 0.0;
-        gradient = Vector::Zero(d_);
-        for (const auto& [X, Y] : {std::pair{&plus_, &same_plus_}, {&minus_, &same_minus_}}) {
-            value += backend_.alignment().weighted_kernel_sum_batch(spec_, *X, *Y, T, G)[0];
-            gradient += backend_.download(G).col(0);
-        }
+        const double value = weight_ * sums_.same(theta, gradient);
+        gradient *= weight_;
         return value;
     }
 
@@ -141,11 +291,10 @@ public:
     }
 
 private:
-    Backend& backend_;
+    AlignmentSums& sums_;
     const KtaOptions& options_;
-    DeviceMatrix plus_, minus_, cross_, same_plus_, same_minus_;
+    double weight_;
     Index d_;
-    AlignmentKernelSpec spec_;
 };
 
 // What one DCA step needs at theta: g and h_K with their gradients, and f.
@@ -198,14 +347,23 @@ Vector dca_step(Alignment& a, const DcaPoint& start, const Vector& upper,
     return value <= start_value && theta.allFinite() ? theta : start.theta;
 }
 
-}  // namespace
+double kta_sigma(const KtaOptions& options, Index d) {
+    return options.width > 0.0 ? options.width : std::sqrt(double(d)) / 2.0;
+}
 
-KtaResult train_kta(Backend& backend, const Matrix& X, const Vector& y, const KtaOptions& options) {
-    options.validate();
-    const Vector upper = check_data(X, y, options);
+AlignmentKernelSpec kta_spec(const KtaOptions& options, double sigma) {
+    AlignmentKernelSpec spec;
+    spec.type = options.kernel;
+    spec.scale = options.kernel == AlignmentKernel::Gaussian ? 1.0 / (2.0 * sigma * sigma)
+                                                             : options.rho;
+    return spec;
+}
+
+// The DCA from theta = upper / 2 (upper: 1, or 0 for a constant feature).
+KtaResult run_dca(AlignmentSums& sums, const Vector& upper, const KtaOptions& options) {
     KtaResult result;
-    result.sigma = options.width > 0.0 ? options.width : std::sqrt(double(X.cols())) / 2.0;
-    Alignment a(backend, X, y, options, result.sigma);
+    result.sigma = kta_sigma(options, upper.size());
+    Alignment a(sums, options, upper.size());
     DcaPoint point = evaluate(a, 0.5 * upper);
     result.initial_objective = point.f;
     result.status = Status::NoConvergence;
@@ -227,6 +385,67 @@ KtaResult train_kta(Backend& backend, const Matrix& X, const Vector& y, const Kt
     for (const Index j : detail::order_descending(point.theta))
         if (point.theta[j] > options.threshold) result.selected.push_back(j);
     return result;
+}
+
+}  // namespace
+
+KtaResult train_kta(Backend& backend, const Matrix& X, const Vector& y, const KtaOptions& options) {
+    options.validate();
+    const Vector upper = check_data(X, y, options);
+    ClassPairs pairs(backend, X, y, kta_spec(options, kta_sigma(options, X.cols())));
+    DirectSums sums(pairs);
+    return run_dca(sums, upper, options);
+}
+
+std::vector<KtaResult> train_kta_batch(Backend& backend, const Matrix& X, const Vector& y,
+                                       const std::vector<KtaOptions>& options,
+                                       KtaSchedule schedule) {
+    std::vector<Vector> uppers;
+    for (const KtaOptions& o : options) {
+        o.validate();
+        uppers.push_back(check_data(X, y, o));
+    }
+    std::vector<KtaResult> results(options.size());
+    const bool lockstep = schedule == KtaSchedule::Lockstep ||
+                          (schedule == KtaSchedule::Auto &&
+                           backend.capabilities().prefers_batched_schedule);
+    if (!lockstep) {
+        for (std::size_t k = 0; k < options.size(); ++k)
+            results[k] = train_kta(backend, X, y, options[k]);
+        return results;
+    }
+    // One lockstep group per kernel (its type and scale): the sums of a batched call share it.
+    std::vector<char> done(options.size(), 0);
+    for (std::size_t first = 0; first < options.size(); ++first) {
+        if (done[first]) continue;
+        const AlignmentKernelSpec spec = kta_spec(options[first], kta_sigma(options[first], X.cols()));
+        std::vector<std::size_t> group;
+        for (std::size_t k = first; k < options.size(); ++k) {
+            const AlignmentKernelSpec other = kta_spec(options[k], kta_sigma(options[k], X.cols()));
+            if (!done[k] && other.type == spec.type && other.scale == spec.scale) {
+                group.push_back(k);
+                done[k] = 1;
+            }
+        }
+        ClassPairs pairs(backend, X, y, spec);
+        SumRounds rounds(pairs, group.size());
+        std::vector<std::exception_ptr> failures(group.size());
+        std::vector<std::thread> threads;
+        for (std::size_t g = 0; g < group.size(); ++g)
+            threads.emplace_back([&, g] {
+                try {
+                    RoundSums sums(rounds, g);
+                    results[group[g]] = run_dca(sums, uppers[group[g]], options[group[g]]);
+                } catch (...) {
+                    failures[g] = std::current_exception();
+                }
+                rounds.leave();
+            });
+        for (std::thread& t : threads) t.join();
+        for (const std::exception_ptr& failure : failures)
+            if (failure) std::rethrow_exception(failure);
+    }
+    return results;
 }
 
 namespace {
