@@ -328,6 +328,7 @@ private:
         if (measure_gap(gap_tolerance)) return true;
         if (!(primal < primal_ && primal - dual_ <= gap_tolerance * std::abs(primal))) return false;
         w_ = w, f_ = f, b_ = b, primal_ = primal;
+        support_changed_ = true;
         return true;
     }
 
@@ -489,16 +490,20 @@ private:
                 i = r;
             }
         if (i < 0) return false;
-        // X_J x_iJ and the squared row norms over the support J (these kept until J changes).
-        cross_.setZero(n);
-        if (support_changed_) norms_.setZero(n);
-        for (const Index k : J_) {
-            if (w_[k] == 0.0) continue;
-            const auto col = X_.col(k);
-            cross_ += X_(i, k) * col;
-            if (support_changed_) norms_ += col.cwiseAbs2();
+        // X_S x_iS and the squared row norms over the support S (the list and the norms kept
+        // until S changes).
+        if (support_changed_) {
+            support_.clear();
+            norms_.setZero(n);
+            for (const Index k : J_)
+                if (w_[k] != 0.0) {
+                    support_.push_back(k);
+                    norms_ += X_.col(k).cwiseAbs2();
+                }
+            support_changed_ = false;
         }
-        support_changed_ = false;
+        cross_.setZero(n);
+        for (const Index k : support_) cross_ += X_(i, k) * X_.col(k);
         double best = 0.0;
         for (Index r = 0; r < n; ++r) {
             if (!low(r)) continue;
@@ -596,10 +601,14 @@ private:
                      l2_room >= 0.0 ? 0.5 * (std::sqrt(dv * dv + 2.0 * l2_room) - dv) : 0.0);
         if (T_budget < T) T = T_budget;
         // Only the features that can reach their threshold within [0, T] shape the line.
-        a_ = XJt_.col(i) - XJt_.col(j);
+        // (one pass: the direction a and the features it can carry across)
+        const auto x_i = XJt_.col(i), x_j = XJt_.col(j);
+        a_.resize(x_i.size());
         line_.clear();
-        for (Index l = 0; l < a_.size(); ++l)
+        for (Index l = 0; l < a_.size(); ++l) {
+            a_[l] = x_i[l] - x_j[l];
             if (std::abs(uJ_[l]) + T * std::abs(a_[l]) > cJ_[l]) line_.push_back(l);
+        }
         const double t = line_root(dy, T);
         exhausted_ = t == T_budget;
         const double old_i = beta_[i], old_j = beta_[j];
@@ -646,7 +655,8 @@ private:
     double travelled_l1_ = 0.0, travelled_l2_ = 0.0, budget_l1_ = 0.0, budget_l2_ = 0.0;
     Index spare_;
     bool exhausted_ = false;
-    bool support_changed_ = true;  // since norms_ was computed
+    std::vector<Index> support_;   // the features with w_k != 0 (all in J)
+    bool support_changed_ = true;  // since support_ and norms_ were computed
     double b_ = 0.0, primal_ = 0.0, dual_ = 0.0;
 };
 
