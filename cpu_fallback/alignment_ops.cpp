@@ -40,14 +40,25 @@ double gaussian_value_and_gradient(double scale, const ConstMap& A, const ConstM
 }
 
 // sum_ij Y_ij K_theta(x_i, x_j) and its gradient for the Gaussian kernel: the exponents from one
-// GEMM, W = Y o K, the gradient from W X. K is symmetric: each pair's exponential, the bulk of
-// the time, is taken once (i <= j).
+// SYRK (one GEMM for a weight vector with negative entries), W = Y o K, the gradient from W X.
+// K is symmetric: each pair's exponential, the bulk of the time, is taken once (i <= j).
 double gaussian_sum(double scale, const ConstMap& X, const ConstMap& Y, ThetaColumn theta,
                     GradientColumn gradient) {
-    const Matrix weighted = X * theta.asDiagonal();
-    const Matrix dots = weighted * X.transpose();
-    const Vector norms = weighted.cwiseProduct(X).rowwise().sum();
     const Index n = X.rows();
+    Matrix dots(n, n);
+    Vector norms;
+    if ((theta.array() >= 0.0).all()) {
+        // x_i' diag(theta) x_j = s_i' s_j with S = X diag(sqrt(theta)): one SYRK for the upper
+        // triangle, the only part read below.
+        const Matrix S = X * theta.cwiseSqrt().asDiagonal();
+        dots.triangularView<Eigen::Upper>().setZero();
+        dots.selfadjointView<Eigen::Upper>().rankUpdate(S);
+        norms = S.rowwise().squaredNorm();
+    } else {
+        const Matrix weighted = X * theta.asDiagonal();
+        dots.noalias() = weighted * X.transpose();
+        norms = weighted.cwiseProduct(X).rowwise().sum();
+    }
     Matrix W(n, n);
     Eigen::ArrayXd K(n);
     for (Index j = 0; j < n; ++j) {
