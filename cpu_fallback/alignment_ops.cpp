@@ -130,7 +130,8 @@ double chi_square_cross_sum(double scale, const ConstMap& A, const ConstMap& B,
 template <class Sum>
 std::vector<double> per_weight_vector(const DeviceMatrix& Theta, DeviceMatrix& gradient, Sum sum) {
     std::vector<double> values;
-    for (Index p = 0; p < Theta.cols(); ++p) values.push_back(sum(view(Theta).col(p), view(gradient).col(p)));
+    for (Index p = 0; p < Theta.cols(); ++p)
+        values.push_back(sum(view(Theta).col(p), view(gradient).col(p)));
     return values;
 }
 

@@ -1,5 +1,6 @@
 // The CPU backend's kernel matrices: one product (SYRK for the symmetric form, through Eigen)
-// and one pass of the kernel function (the RBF's exponentials vectorised); chi2 directly. The batched forms loop over the blocks.
+// and one pass of the kernel function (the RBF's exponentials vectorised); chi2 directly. The
+// batched forms loop over the blocks.
 #include <algorithm>
 #include <cmath>
 

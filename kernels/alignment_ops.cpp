@@ -97,8 +97,9 @@ public:
         const int bm = blas_int(m, where), bq = blas_int(q, where), bn = blas_int(n, where);
         const double half = 0.5, zero = 0.0;
         // W(0:m, m:n) = Y / 2 and W(m:n, 0:m) = Y' / 2 (beta = 0: the second operand unread).
+        double* upper_right = W.data() + std::size_t(m) * std::size_t(n);
         ZN_CUBLAS_TRY(cublasDgeam(b_.blas(), CUBLAS_OP_N, CUBLAS_OP_N, bm, bq, &half, Y.data(),
-                                  bm, &zero, Y.data(), bm, W.data() + std::size_t(m) * std::size_t(n), bn));
+                                  bm, &zero, Y.data(), bm, upper_right, bn));
         ZN_CUBLAS_TRY(cublasDgeam(b_.blas(), CUBLAS_OP_T, CUBLAS_OP_T, bq, bm, &half, Y.data(),
                                   bm, &zero, Y.data(), bm, W.data() + m, bn));
         return weighted_kernel_sum_batch(spec, X, W, Theta, gradient);

@@ -1,6 +1,7 @@
 #include "core/batch_shapes.hpp"
 
 #include <cmath>
+#include <initializer_list>
 #include <string>
 
 #include "core/op_shapes.hpp"
@@ -19,6 +20,20 @@ void check_dual_point(const char* where, const Eigen::Ref<const Vector>& y,
                    where << ": beta[" << t << "] = " << beta[t] << " is outside [0, " << C << "]");
     }
 }
+
+// What every alignment sum asks beyond shapes: a finite positive kernel scale and a gradient
+// that shares no storage with an input.
+void check_alignment_operands(const char* where, const AlignmentKernelSpec& spec,
+                              const DeviceMatrix& gradient,
+                              std::initializer_list<const DeviceMatrix*> inputs) {
+    ZN_EXPECTS(std::isfinite(spec.scale) && spec.scale > 0.0,
+               where << ": the kernel scale must be finite and > 0, got " << spec.scale);
+    if (gradient.empty()) return;
+    for (const DeviceMatrix* in : inputs)
+        ZN_EXPECTS(gradient.data() != in->data(),
+                   where << ": gradient must not share storage with an input");
+}
+
 }  // namespace
 
 Index check_scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B, const DeviceMatrix& Z) {
@@ -225,13 +240,7 @@ void check_weighted_kernel_sum_batch(const AlignmentKernelSpec& spec, const Devi
                                                       << ", Theta " << shape(Theta)
                                                       << " and gradient " << shape(gradient)
                                                       << " (need n x d, n x n, d x P, d x P)");
-    ZN_EXPECTS(std::isfinite(spec.scale) && spec.scale > 0.0,
-               "weighted_kernel_sum_batch: the kernel scale must be finite and > 0, got "
-                   << spec.scale);
-    if (gradient.empty()) return;
-    for (const DeviceMatrix* in : {&X, &Y, &Theta})
-        ZN_EXPECTS(gradient.data() != in->data(),
-                   "weighted_kernel_sum_batch: gradient must not share storage with an input");
+    check_alignment_operands("weighted_kernel_sum_batch", spec, gradient, {&X, &Y, &Theta});
 }
 
 void check_cross_kernel_sum_batch(const AlignmentKernelSpec& spec, const DeviceMatrix& A,
@@ -244,13 +253,7 @@ void check_cross_kernel_sum_batch(const AlignmentKernelSpec& spec, const DeviceM
                                                    << shape(Y) << ", Theta " << shape(Theta)
                                                    << " and gradient " << shape(gradient)
                                                    << " (need m x d, q x d, m x q, d x P, d x P)");
-    ZN_EXPECTS(std::isfinite(spec.scale) && spec.scale > 0.0,
-               "cross_kernel_sum_batch: the kernel scale must be finite and > 0, got "
-                   << spec.scale);
-    if (gradient.empty()) return;
-    for (const DeviceMatrix* in : {&A, &B, &Y, &Theta})
-        ZN_EXPECTS(gradient.data() != in->data(),
-                   "cross_kernel_sum_batch: gradient must not share storage with an input");
+    check_alignment_operands("cross_kernel_sum_batch", spec, gradient, {&A, &B, &Y, &Theta});
 }
 
 void check_gaussian_removal_sums(double scale, const DeviceMatrix& X, const DeviceMatrix& v) {

@@ -287,19 +287,18 @@ std::vector<GridPointFit> fs_svmcp_fits(const Matrix& X, const Vector& y, const 
 std::vector<GridPointFit> kta_fits(Backend& backend, const Matrix& X, const Vector& y,
                                    const Matrix& X_score,
                                    const std::vector<SelectionOptions>& points) {
-    const auto dca_options = [&](std::size_t p) {
-        KtaOptions kta = points[p].kta;
-        kta.max_iterations = points[p].max_iterations;
-        return kta;
-    };
+    std::vector<KtaOptions> options;  // each point's DCA options
+    for (const SelectionOptions& point : points) {
+        options.push_back(point.kta);
+        options.back().max_iterations = point.max_iterations;
+    }
     std::vector<std::size_t> firsts;  // the first point of each distinct DCA
     for (std::size_t p = 0; p < points.size(); ++p)
-        if (std::none_of(firsts.begin(), firsts.end(), [&](std::size_t q) {
-                return dca_options(q).same_dca(dca_options(p));
-            }))
+        if (std::none_of(firsts.begin(), firsts.end(),
+                         [&](std::size_t q) { return options[q].same_dca(options[p]); }))
             firsts.push_back(p);
     std::vector<KtaOptions> dcas;
-    for (const std::size_t p : firsts) dcas.push_back(dca_options(p));
+    for (const std::size_t p : firsts) dcas.push_back(options[p]);
     const std::vector<KtaResult> results = train_kta_batch(backend, X, y, dcas);
     std::vector<GridPointFit> out(points.size());
     for (std::size_t k = 0; k < firsts.size(); ++k) {
@@ -307,7 +306,7 @@ std::vector<GridPointFit> kta_fits(Backend& backend, const Matrix& X, const Vect
         const KtaResult& r = results[k];
         out[firsts[k]].iterations = r.iterations;
         for (std::size_t q = firsts[k]; q < points.size(); ++q) {
-            if (!dca_options(q).same_dca(kta)) continue;
+            if (!options[q].same_dca(kta)) continue;
             GridPointFit& fit = out[q];
             fit.selected = r.selected;
             fit.status = r.status;

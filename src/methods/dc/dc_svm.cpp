@@ -168,10 +168,11 @@ void finish_all(std::vector<DcResult>& rs, const DcOptions& options, double seco
 
 }  // namespace
 
+namespace {
+
 // Starting bases for the LPs of a grid whose constraints never change (only the costs move,
 // along each DCA and across the grid): problem p's own last optimal basis, else the last one
 // any problem found.
-namespace {
 class LpBases {
 public:
     explicit LpBases(std::size_t problems) : own_(problems) {}
@@ -184,6 +185,7 @@ private:
     std::vector<LpBasis> own_;
     LpBasis last_;
 };
+
 }  // namespace
 
 // Smallest relative decrease of the FSV LP that counts as a move (its tolerances are 1e-7).

@@ -86,6 +86,8 @@ Matrix rows_of_class(const Matrix& X, const Vector& y, double sign) {
     return out;
 }
 
+enum class PairSum { Cross, Same };
+
 // The alignment sums of the DCA with unit class weights, over the backend's copies of the two
 // classes' samples (u+- the class indicators over n+-):
 //   cross = u+' K u- / (n+ n-)                       (the cross-class pairs: cross sums)
@@ -109,23 +111,20 @@ public:
 
     Index features() const { return d_; }
 
-    std::vector<double> cross(const Matrix& Theta, Matrix& gradient) {
+    std::vector<double> sums(PairSum which, const Matrix& Theta, Matrix& gradient) {
         const DeviceMatrix T = backend_.upload(Theta);
         DeviceMatrix G = backend_.allocate(d_, Theta.cols());
-        std::vector<double> values =
-            backend_.alignment().cross_kernel_sum_batch(spec_, plus_, minus_, cross_, T, G);
-        gradient = backend_.download(G);
-        return values;
-    }
-
-    std::vector<double> same(const Matrix& Theta, Matrix& gradient) {
-        const DeviceMatrix T = backend_.upload(Theta);
-        DeviceMatrix G = backend_.allocate(d_, Theta.cols());
+        AlignmentOps& ops = backend_.alignment();
+        if (which == PairSum::Cross) {
+            std::vector<double> values =
+                ops.cross_kernel_sum_batch(spec_, plus_, minus_, cross_, T, G);
+            gradient = backend_.download(G);
+            return values;
+        }
         std::vector<double> values(std::size_t(Theta.cols()), 0.0);
         gradient = Matrix::Zero(d_, Theta.cols());
         for (const auto& [X, Y] : {std::pair{&plus_, &same_plus_}, {&minus_, &same_minus_}}) {
-            const std::vector<double> part =
-                backend_.alignment().weighted_kernel_sum_batch(spec_, *X, *Y, T, G);
+            const std::vector<double> part = ops.weighted_kernel_sum_batch(spec_, *X, *Y, T, G);
             for (std::size_t p = 0; p < part.size(); ++p) values[p] += part[p];
             gradient += backend_.download(G);
         }
@@ -143,23 +142,16 @@ private:
 class AlignmentSums {
 public:
     virtual ~AlignmentSums() = default;
-    virtual double cross(const Vector& theta, Vector& gradient) = 0;
-    virtual double same(const Vector& theta, Vector& gradient) = 0;
+    virtual double sum(PairSum which, const Vector& theta, Vector& gradient) = 0;
 };
 
 // Straight from the backend, one theta per call.
 class DirectSums final : public AlignmentSums {
 public:
     explicit DirectSums(ClassPairs& pairs) : pairs_(pairs) {}
-    double cross(const Vector& theta, Vector& gradient) override {
+    double sum(PairSum which, const Vector& theta, Vector& gradient) override {
         Matrix G;
-        const double value = pairs_.cross(theta, G)[0];
-        gradient = G.col(0);
-        return value;
-    }
-    double same(const Vector& theta, Vector& gradient) override {
-        Matrix G;
-        const double value = pairs_.same(theta, G)[0];
+        const double value = pairs_.sums(which, theta, G)[0];
         gradient = G.col(0);
         return value;
     }
@@ -177,12 +169,12 @@ public:
     SumRounds(ClassPairs& pairs, std::size_t count)
         : pairs_(pairs), requests_(count), running_(count) {}
 
-    double evaluate(std::size_t k, bool cross, const Vector& theta, Vector& gradient) {
+    double evaluate(std::size_t k, PairSum which, const Vector& theta, Vector& gradient) {
         std::unique_lock<std::mutex> lock(mutex_);
         if (failure_) std::rethrow_exception(failure_);
         Request& r = requests_[k];
         r.waiting = true;
-        r.cross = cross;
+        r.which = which;
         r.theta = theta;
         ++waiting_;
         if (waiting_ == running_) {
@@ -204,7 +196,8 @@ public:
 
 private:
     struct Request {
-        bool waiting = false, cross = false;
+        bool waiting = false;
+        PairSum which = PairSum::Cross;
         Vector theta, gradient;
         double value = 0.0;
     };
@@ -212,16 +205,15 @@ private:
     // With the lock held and every running DCA waiting.
     void run_round() {
         try {
-            for (const bool cross : {true, false}) {
+            for (const PairSum which : {PairSum::Cross, PairSum::Same}) {
                 std::vector<std::size_t> batch;
                 for (std::size_t k = 0; k < requests_.size(); ++k)
-                    if (requests_[k].waiting && requests_[k].cross == cross) batch.push_back(k);
+                    if (requests_[k].waiting && requests_[k].which == which) batch.push_back(k);
                 if (batch.empty()) continue;
                 Matrix Theta(pairs_.features(), Index(batch.size())), G;
                 for (std::size_t b = 0; b < batch.size(); ++b)
                     Theta.col(Index(b)) = requests_[batch[b]].theta;
-                const std::vector<double> values =
-                    cross ? pairs_.cross(Theta, G) : pairs_.same(Theta, G);
+                const std::vector<double> values = pairs_.sums(which, Theta, G);
                 for (std::size_t b = 0; b < batch.size(); ++b) {
                     requests_[batch[b]].value = values[b];
                     requests_[batch[b]].gradient = G.col(Index(b));
@@ -246,11 +238,8 @@ private:
 class RoundSums final : public AlignmentSums {
 public:
     RoundSums(SumRounds& rounds, std::size_t k) : rounds_(rounds), k_(k) {}
-    double cross(const Vector& theta, Vector& gradient) override {
-        return rounds_.evaluate(k_, true, theta, gradient);
-    }
-    double same(const Vector& theta, Vector& gradient) override {
-        return rounds_.evaluate(k_, false, theta, gradient);
+    double sum(PairSum which, const Vector& theta, Vector& gradient) override {
+        return rounds_.evaluate(k_, which, theta, gradient);
     }
 
 private:
@@ -269,14 +258,14 @@ public:
 
     // g(theta) and its gradient.
     double g(const Vector& theta, Vector& gradient) {
-        const double value = weight_ * sums_.cross(theta, gradient);
+        const double value = weight_ * sums_.sum(PairSum::Cross, theta, gradient);
         gradient *= weight_;
         return value;
     }
 
     // h_K(theta) and its gradient.
     double h_kernel(const Vector& theta, Vector& gradient) {
-        const double value = weight_ * sums_.same(theta, gradient);
+        const double value = weight_ * sums_.sum(PairSum::Same, theta, gradient);
         gradient *= weight_;
         return value;
     }
