@@ -102,6 +102,10 @@ CudaBackend::CudaBackend(int device) : device_(device) {
         ZN_CUBLAS_TRY(cublasSetPointerMode(blas_, CUBLAS_POINTER_MODE_HOST));
         // Deterministic results: no atomics-based algorithms.
         ZN_CUBLAS_TRY(cublasSetAtomicsMode(blas_, CUBLAS_ATOMICS_NOT_ALLOWED));
+        std::size_t free_bytes = 0;
+        std::size_t total_bytes = 0;
+        ZN_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+        batch_bytes_ = std::max(free_bytes / 4, std::size_t{256} << 20);
         smo_ = make_smo_ops(*this);
         arom_ = make_arom_ops(*this);
         alignment_ = make_alignment_ops(*this);

@@ -99,6 +99,7 @@ public:
     BackendCapabilities capabilities() const override {
         BackendCapabilities caps;
         caps.prefers_batched_schedule = true;  // one launch serves all problems of a batch
+        caps.batch_bytes = batch_bytes_;
         return caps;
     }
     std::unique_ptr<Backend> make_worker() const override {
@@ -179,6 +180,7 @@ private:
     std::string name_;
     launch_rules::DeviceLimits limits_;
     std::size_t total_memory_ = 0;
+    std::size_t batch_bytes_ = std::size_t{1} << 30;  // BackendCapabilities::batch_bytes
     cudaStream_t stream_ = nullptr;
     cublasHandle_t blas_ = nullptr;
     cusolverDnHandle_t solver_ = nullptr;

@@ -206,6 +206,8 @@ std::vector<SmoResult> CudaSmoOps::launch_smo(const DeviceMatrix& K, const Matri
     b_.copy_to_device(d_beta.get(), beta0.data(), total);
     b_.copy_to_device(d_linear.get(), linear.data(), static_cast<std::size_t>(linear.size()));
     b_.copy_to_device(d_active.get(), flags.data(), flags.size());
+    // Poisoned: inactive problems leave G unwritten, and a wrong index shows as NaN.
+    ZN_CUDA_TRY(cudaMemsetAsync(d_G.get(), 0xFF, total * sizeof(double), b_.stream()));
     Matrix v;  // y o beta0 per problem; kept alive until the sync below
     DeviceBuffer<double> d_v(warm && Kv_given == nullptr ? total : 0, device);
     if (Kv_given != nullptr) {
@@ -321,6 +323,8 @@ std::vector<SmoResult> CudaSmoOps::newton_finish_batch(const DeviceMatrix& K, co
                       static_cast<std::size_t>(terms.delta.size()));
     b_.copy_to_device(d_open.get(), flags.data(), flags.size());
     ZN_CUDA_TRY(cudaMemsetAsync(d_finished.get(), 0, flags.size() * sizeof(int), b_.stream()));
+    // Written only for the problems the kernel finishes (the others are read back unused).
+    ZN_CUDA_TRY(cudaMemsetAsync(d_G.get(), 0xFF, total * sizeof(double), b_.stream()));
     NewtonDeviceBatch batch;
     batch.K = K.data();
     batch.y = d_y.get();

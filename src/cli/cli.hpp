@@ -198,7 +198,21 @@ CLI::Validator whole_number(bool non_negative);
 // The chi2 kernel takes non-negative features only: a negative entry is a DataError naming `path`.
 void check_chi2_domain(const Matrix& X, const std::string& path);
 
+// --backend: cpu or cuda opened here (so a missing device fails before any work); auto gives
+// nullptr, and the command calls choose_backend once it knows the work.
 std::unique_ptr<Backend> open_backend(const CommonOptions& common);
+// --backend auto: CUDA when the work would take the CPU path at least kAutoCudaSeconds (the
+// estimate cpu_seconds, from estimated_cpu_seconds) and a device opens, else the CPU; the choice
+// and why go to stderr (unless --quiet). `work` names the job in that line.
+inline constexpr double kAutoCudaSeconds = 1.0;
+std::unique_ptr<Backend> choose_backend(const CommonOptions& common, double cpu_seconds,
+                                        const std::string& work);
+// The CPU path's time for `problems` dense SVM-sized problems of n points and d features, each
+// about `passes` kernel formations (n^2 d multiply-adds) plus the solver on them, spread over
+// the host's cores when `parallel` (independent splits). Calibrated on the measured runs in
+// bench/RESULTS.md (16-core Xeon: 500 colon splits of the l2-AROM path about 0.4 s, RBF
+// training on 12,000 ijcnn1 rows 0.7 s); a guide for --backend auto, not a promise.
+double estimated_cpu_seconds(double problems, double n, double d, double passes, bool parallel);
 // read_dataset with min_classes; reports what was read unless --quiet. With log10 a non-positive
 // value is a data error at its file:line:column; n_features > 0 pads LIBSVM rows up to it.
 Dataset load_data(const std::string& path, int min_classes, const CommonOptions& common,

@@ -105,6 +105,10 @@ public:
         }
         if (file.kernel() && file.kernel()->type == KernelType::Chi2)
             check_chi2_domain(input, data_path);
+        if (!backend)  // --backend auto: one kernel pass, taking the model as large as the rows
+            backend = choose_backend(
+                common, estimated_cpu_seconds(1, double(input.rows()), double(input.cols()), 1, false),
+                "predicting " + std::to_string(input.rows()) + " rows");
         const Vector predicted =
             file.labels_from_outputs(file.decision_function(*backend, input));
 

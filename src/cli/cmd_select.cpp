@@ -52,6 +52,12 @@ public:
         }
         selection.validate(options, data.n_features());
 
+        if (!backend) {  // --backend auto: about 15 SVM fits (AROM iterations, RFE rounds)
+            const double n = double(data.n_samples()), d = double(data.n_features());
+            backend = choose_backend(common, estimated_cpu_seconds(1, n, d, 15, false),
+                                     "one selection on " + std::to_string(data.n_samples()) +
+                                         " x " + std::to_string(data.n_features()));
+        }
         progress(common,
                  "selecting with " + options.method + " on " + backend->description());
         const SelectionResult result = select_features(*backend, data, options);

@@ -88,6 +88,12 @@ public:
         if (!svm.given("--tolerance")) options.smo.tolerance = defaults.tolerance;
         if (!svm.given("--max-iterations")) options.smo.max_iterations = defaults.max_iterations;
 
+        if (!backend) {  // --backend auto: the kernel SVM's SMO, about two kernel passes
+            const double n = double(data.n_samples()), d = double(data.n_features());
+            backend = choose_backend(common, estimated_cpu_seconds(1, n, d, 2, false),
+                                     "training on " + std::to_string(data.n_samples()) + " x " +
+                                         std::to_string(data.n_features()));
+        }
         progress(common, "training " + method + " (" + to_string(options.kernel.type) +
                              " kernel) on " + backend->description());
         FlagNames names = svm_flag_names;

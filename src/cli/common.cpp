@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <thread>
 
 #include "cli.hpp"
 #include "zeronorm/io/io.hpp"
@@ -12,8 +13,10 @@
 namespace zeronorm::cli {
 
 void CommonOptions::add_to(CLI::App& app) {
-    app.add_option("--backend", backend, "Compute backend")
-        ->check(CLI::IsMember({"cpu", "cuda"}))
+    app.add_option("--backend", backend,
+                   "Compute backend (auto: CUDA where a device is present and the work is large "
+                   "enough to pay for its start-up, else the CPU; the choice is reported)")
+        ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
         ->capture_default_str();
     app.add_option("--device", device, "CUDA device number")->capture_default_str();
     app.add_option("--seed", seed, "Random seed (fold assignment), 0 .. 2^64 - 1")
@@ -136,9 +139,35 @@ SvmOptions SvmCliOptions::build(Index n_features) const {
 }
 
 std::unique_ptr<Backend> open_backend(const CommonOptions& common) {
-    const BackendKind kind = parse_backend_kind(common.backend);
     ZN_EXPECTS(common.device >= 0, "--device must be >= 0, got " << common.device);
-    return make_backend(kind, common.device);
+    if (common.backend == "auto") return nullptr;
+    return make_backend(parse_backend_kind(common.backend), common.device);
+}
+
+std::unique_ptr<Backend> choose_backend(const CommonOptions& common, double cpu_seconds,
+                                        const std::string& work) {
+    const std::string estimate = work + ": about " + fmt(cpu_seconds) + " s on the CPU";
+    std::string why = estimate + ", under the CUDA start-up's cost";
+    if (cpu_seconds >= kAutoCudaSeconds) {
+        try {
+            std::unique_ptr<Backend> cuda = make_backend(BackendKind::Cuda, common.device);
+            progress(common, "backend auto: cuda (" + estimate + ")");
+            return cuda;
+        } catch (const Error& e) {
+            why = estimate + ", but CUDA does not open: " + e.what();
+        }
+    }
+    progress(common, "backend auto: cpu (" + why + ")");
+    return make_cpu_backend();
+}
+
+double estimated_cpu_seconds(double problems, double n, double d, double passes, bool parallel) {
+    // About 5e9 multiply-adds per second and core in the kernel products (AVX2 / AVX-512 DGEMM
+    // at small n), plus the solver, taken as ten more passes over the n^2 kernel.
+    const double per_core = 5e9;
+    const double cores =
+        parallel ? std::max(1u, std::thread::hardware_concurrency()) : 1.0;
+    return problems * passes * n * n * (d + 10.0) / (per_core * cores);
 }
 
 Dataset load_data(const std::string& path, int min_classes, const CommonOptions& common,

@@ -32,10 +32,12 @@ inline std::size_t smo_warp_bytes(std::int64_t n) {
     return (m * m + 5 * m) * sizeof(double);
 }
 
-// Shared memory of the Newton finish: the reduced system, three vectors and the index map.
+// Shared memory of the Newton finish: the reduced system, three vectors and the index map. The
+// map is padded to a multiple of four ints: the compiler reads it in 8- or 16-byte loads, which
+// at odd n reach past its last entry (compute-sanitizer's memcheck reported it on an H200).
 inline std::size_t newton_bytes(std::int64_t n) {
     const auto m = static_cast<std::size_t>(n);
-    return (m * m + 3 * m) * sizeof(double) + m * sizeof(int);
+    return (m * m + 3 * m) * sizeof(double) + (m + 3) / 4 * 4 * sizeof(int);
 }
 
 enum class SmoKernel {

@@ -94,7 +94,7 @@ SelectionEvaluation evaluate_selection(Backend& backend, const Dataset& data,
     result.splits = detail::run_schedule<SplitEvaluation>(
         backend, batched, folds.size(), options.threads,
         [&](const std::function<void(std::size_t, const SplitEvaluation&)>& on_done) {
-            return detail::evaluate_l2_arom_batched(backend, prepared, folds, options, on_done,
+            return detail::evaluate_selection_batched(backend, prepared, folds, options, on_done,
                                                     result.batch_phases);
         },
         [&](Backend& worker, std::size_t f) {

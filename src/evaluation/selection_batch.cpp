@@ -8,6 +8,7 @@
 #include "evaluation/split_runner.hpp"
 #include "methods/arom/arom.hpp"
 #include "methods/machine_fits.hpp"
+#include "methods/rfe/rfe.hpp"
 #include "solvers/dense_dual.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/ops/arom_ops.hpp"
@@ -126,6 +127,73 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
     return rankings;
 }
 
+// Every split's linear RFE, in lockstep (the schedule of alive counts is the same for all):
+// per round the alive columns of every split cut from the previous round's blocks (one
+// select_columns), one scaled_gram_batch, one solve_dense_dual_batch warm-started from the
+// previous round, one gemm_batch for W = X_alive'(beta .* y), and each split's elimination on
+// host threads from its column of W.
+std::vector<Ranking> run_rfe(Backend& backend, const SplitBatch& c,
+                             const SelectionEvaluationOptions& options,
+                             const IndexVector& counts_desc, BatchPhaseSeconds& phases) {
+    const SelectionOptions& sel = options.selection;
+    const Index P = c.y_train.cols();
+    const Index n = c.y_train.rows();
+    const Index d = c.blocks.train.cols() / P;
+    PhaseClock clock;
+    std::vector<RfeElimination> runs(std::size_t(P), RfeElimination(d, counts_desc, sel.rfe_fraction));
+    const SmoOptions inner = dual_options(sel.smo, sel.C, sel.ridge);
+    Matrix beta = Matrix::Zero(n, P);  // warm starts
+    DeviceMatrix narrowed;  // from the second round: every split's alive columns, side by side
+    std::vector<IndexVector> held(static_cast<std::size_t>(P));  // the original columns of each split's block
+    std::int64_t rounds = 0;
+    while (runs.front().running()) {
+        const Index r = Index(runs.front().alive().size());
+        for (const RfeElimination& e : runs)
+            ZN_EXPECTS(e.running() && Index(e.alive().size()) == r,
+                       "batched RFE: the splits left lockstep");
+        if (rounds > 0) {
+            // Each split's alive columns within the block it had last round (both ascending).
+            IndexVector positions;
+            positions.reserve(std::size_t(r * P));
+            for (Index p = 0; p < P; ++p) {
+                const IndexVector& before = held[std::size_t(p)];
+                const Index offset = p * Index(before.size());
+                std::size_t k = 0;
+                for (const Index j : runs[std::size_t(p)].alive()) {
+                    while (before[k] != j) ++k;
+                    positions.push_back(offset + Index(k));
+                }
+            }
+            narrowed = backend.select_columns(rounds == 1 ? c.blocks.train : narrowed, positions);
+        }
+        const DeviceMatrix& X = rounds > 0 ? narrowed : c.blocks.train;
+        const DeviceMatrix ones = backend.upload(Matrix::Ones(r, P));
+        const DeviceMatrix K = backend.scaled_gram_batch(X, X, ones, options.gram_precision);
+        clock.lap(phases.gram);
+        const std::vector<SmoResult> duals =
+            solve_dense_dual_batch(backend, K, c.y_train, inner, &beta);
+        clock.lap(phases.smo);
+        for (Index p = 0; p < P; ++p)
+            if (duals[std::size_t(p)].status == Status::Success)
+                beta.col(p) = duals[std::size_t(p)].beta;
+        const Matrix W =
+            backend.download(dual_weights(backend, P, X, dual_coefficients(duals, c.y_train)));
+        clock.lap(phases.weights);
+        for (Index p = 0; p < P; ++p) held[std::size_t(p)] = runs[std::size_t(p)].alive();
+        parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
+            const SmoResult& dual = duals[p];
+            runs[p].advance(
+                {W.col(Index(p)).array().square().matrix(), -dual.objective, dual.status});
+        });
+        ++rounds;
+        clock.lap(phases.paths);
+    }
+    phases.iterations = std::max(phases.iterations, rounds);
+    std::vector<Ranking> rankings;
+    for (RfeElimination& e : runs) rankings.push_back(std::move(e).finish());
+    return rankings;
+}
+
 // The final classifiers on each split's selected original columns, cut from its blocks (so the
 // products cover r features), and their test errors, one batch per feature count.
 std::vector<SplitEvaluation> evaluate_selections(Backend& backend, const SplitBatch& c,
@@ -146,7 +214,7 @@ std::vector<SplitEvaluation> evaluate_selections(Backend& backend, const SplitBa
         IndexVector columns;  // of the blocks, split by split
         for (Index p = 0; p < P; ++p) {
             const IndexVector& selected = rankings[std::size_t(p)].selected[pos];
-            ZN_EXPECTS(Index(selected.size()) == r, "batched l2-AROM: split "
+            ZN_EXPECTS(Index(selected.size()) == r, "batched selection: split "
                                                         << p << " selected " << selected.size()
                                                         << " features for the count " << r);
             for (const Index j : selected) columns.push_back(p * d + j);
@@ -181,8 +249,8 @@ std::vector<SplitEvaluation> evaluate_selections(Backend& backend, const SplitBa
 std::string why_not_batched(const Dataset& data, const std::vector<Fold>& folds,
                             const SelectionEvaluationOptions& options) {
     const SelectionOptions& sel = options.selection;
-    if (sel.method != SelectionMethod::L2Arom)
-        return "only l2-arom runs batched, not " + sel.method;
+    if (sel.method != SelectionMethod::L2Arom && sel.method != SelectionMethod::Rfe)
+        return "only l2-arom and rfe run batched, not " + sel.method;
     for (Index i = 0; i < data.n_samples(); ++i)
         if (data.y[i] != 1.0 && data.y[i] != -1.0)
             return "only two classes (labels -1/+1) run batched";
@@ -196,7 +264,7 @@ std::string why_not_batched(const Dataset& data, const std::vector<Fold>& folds,
     return {};
 }
 
-std::vector<SplitEvaluation> evaluate_l2_arom_batched(
+std::vector<SplitEvaluation> evaluate_selection_batched(
     Backend& backend, const Dataset& prepared, const std::vector<Fold>& folds,
     const SelectionEvaluationOptions& options,
     const std::function<void(std::size_t, const SplitEvaluation&)>& on_split_done,
@@ -209,14 +277,16 @@ std::vector<SplitEvaluation> evaluate_l2_arom_batched(
         2 * rows * static_cast<std::size_t>(prepared.n_features()) * sizeof(double);
     const DeviceMatrix X = backend.upload(prepared.X);
     return run_in_chunks<SplitEvaluation>(
-        folds.size(), per_split,
+        folds.size(), backend.capabilities().batch_bytes, per_split,
         [&](std::size_t first, std::size_t count) {
             PhaseClock clock;
             const SplitBatch c =
                 gather_splits(backend, X, prepared.y, folds, first, count, options.standardize);
             clock.lap(phases.data);
             const std::vector<Ranking> rankings =
-                run_paths(backend, c, options, counts_desc, phases);
+                options.selection.method == SelectionMethod::Rfe
+                    ? run_rfe(backend, c, options, counts_desc, phases)
+                    : run_paths(backend, c, options, counts_desc, phases);
             return evaluate_selections(backend, c, options, counts_desc, rankings, phases);
         },
         on_split_done);

@@ -1,5 +1,5 @@
-// Internal: l2-AROM over many cross-validation splits at once (the Batched schedule of
-// evaluate_selection). Not installed.
+// Internal: l2-AROM and linear RFE over many cross-validation splits at once (the Batched
+// schedule of evaluate_selection). Not installed.
 #pragma once
 
 #include <functional>
@@ -15,7 +15,8 @@ namespace zeronorm::detail {
 std::string why_not_batched(const Dataset& data, const std::vector<Fold>& folds,
                             const SelectionEvaluationOptions& options);
 
-// Every split's l2-AROM path, retrained final classifiers and test errors, the splits advancing
+// Every split's l2-AROM path (or linear RFE, selection_batch.cpp: run_rfe), retrained final
+// classifiers and test errors, the splits advancing
 // together: per AROM iteration one scaled_gram_batch, one solve_dense_dual_batch (batched SMO and
 // Newton finishes, warm-started), one gemm_batch and one multiplicative_update_batch for all
 // splits still running. The scales stay in the backend's memory (d x P); each split's counts and
@@ -24,7 +25,7 @@ std::string why_not_batched(const Dataset& data, const std::vector<Fold>& folds,
 // features keep their columns with z_j = 0 (the per-split route drops them), so the products
 // stay one shape for the whole batch. Splits are processed in chunks that bound the device
 // memory. `prepared` is the data after log10.
-std::vector<SplitEvaluation> evaluate_l2_arom_batched(
+std::vector<SplitEvaluation> evaluate_selection_batched(
     Backend& backend, const Dataset& prepared, const std::vector<Fold>& folds,
     const SelectionEvaluationOptions& options,
     const std::function<void(std::size_t, const SplitEvaluation&)>& on_split_done,

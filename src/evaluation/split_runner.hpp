@@ -87,20 +87,17 @@ std::vector<double> batch_test_errors(Backend& backend, const DeviceMatrix& K_ev
                                       const std::vector<SmoResult>& duals, const Matrix& Y,
                                       const Matrix& Y_eval);
 
-// Batched schedules bound the device memory of one batch of splits to this many bytes.
-constexpr std::size_t kBatchChunkBytes = std::size_t{1} << 30;
-
-// The splits 0..total-1 in chunks of as many as fit in kBatchChunkBytes at `bytes_per_split`
-// (at least one): run_chunk(first, count) returns the results of splits first..first+count-1,
-// whose `seconds` become the chunk's wall time shared out; on_done(index, result) runs for each
-// split as its chunk ends.
+// The splits 0..total-1 in chunks of as many as fit in `chunk_bytes` (the backend's
+// BackendCapabilities::batch_bytes) at `bytes_per_split` (at least one): run_chunk(first, count)
+// returns the results of splits first..first+count-1, whose `seconds` become the chunk's wall
+// time shared out; on_done(index, result) runs for each split as its chunk ends.
 template <class Result>
 std::vector<Result> run_in_chunks(
-    std::size_t total, std::size_t bytes_per_split,
+    std::size_t total, std::size_t chunk_bytes, std::size_t bytes_per_split,
     const std::function<std::vector<Result>(std::size_t, std::size_t)>& run_chunk,
     const std::function<void(std::size_t, const Result&)>& on_done) {
     const std::size_t chunk =
-        std::max<std::size_t>(1, kBatchChunkBytes / std::max<std::size_t>(1, bytes_per_split));
+        std::max<std::size_t>(1, chunk_bytes / std::max<std::size_t>(1, bytes_per_split));
     std::vector<Result> out;
     out.reserve(total);
     for (std::size_t first = 0; first < total; first += chunk) {

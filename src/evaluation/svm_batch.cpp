@@ -260,7 +260,7 @@ std::vector<SvmSplitEvaluation> evaluate_svm_batched(
     const std::size_t per_split = ((n + m) * d + (F + 1) * n * n + m * n) * sizeof(double);
     const DeviceMatrix X = backend.upload(data.X);
     return run_in_chunks<SvmSplitEvaluation>(
-        splits.size(), per_split,
+        splits.size(), backend.capabilities().batch_bytes, per_split,
         [&](std::size_t first, std::size_t count) {
             return ChunkRun(backend, X, data.y, splits, first, count, options.seed + first,
                             options, phases)

@@ -139,7 +139,16 @@ TEST_P(SmoOpsGeneral, BatchesEqualSingleSolves) {
         expect_optimal(g, batch[std::size_t(q)], 1e-6);
         const SmoResult one = backend->smo().solve(backend->upload(g.K), g.y, options_of(g, 1e-6),
                                                    nullptr, SmoTerms{g.p, g.delta});
-        EXPECT_LT((one.beta - batch[std::size_t(q)].beta).cwiseAbs().maxCoeff(), 1e-9);
+        expect_optimal(g, one, 1e-6);
+        if (GetParam() == BackendKind::Cpu) {
+            // One code path: the same iterates.
+            EXPECT_LT((one.beta - batch[std::size_t(q)].beta).cwiseAbs().maxCoeff(), 1e-9);
+        } else {
+            // A lone problem takes the one-block kernel and a batch of small ones the one-warp
+            // kernel, whose reductions break ties in another order: two points of KKT gap
+            // <= eps, whose objectives differ by at most eps times the box's l1 size.
+            EXPECT_NEAR(one.objective, batch[std::size_t(q)].objective, 1e-6 * g.C * double(n));
+        }
     }
     // The Newton finish from coarse points: where it finishes, the result is optimal.
     Matrix coarse(n, P);

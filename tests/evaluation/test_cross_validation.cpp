@@ -189,11 +189,11 @@ TEST(BatchChunks, EverySplitOnceInOrderWithinTheBudget) {
         std::size_t index = 0;
         double seconds = -1.0;
     };
-    for (const std::size_t per_split : {zeronorm::detail::kBatchChunkBytes / 3 + 1,
-                                        zeronorm::detail::kBatchChunkBytes * 2, std::size_t(0)}) {
+    const std::size_t budget = std::size_t{1} << 30;
+    for (const std::size_t per_split : {budget / 3 + 1, budget * 2, std::size_t(0)}) {
         std::vector<std::size_t> chunk_sizes, reported;
         const std::vector<Result> out = zeronorm::detail::run_in_chunks<Result>(
-            7, per_split,
+            7, budget, per_split,
             [&](std::size_t first, std::size_t count) {
                 chunk_sizes.push_back(count);
                 std::vector<Result> part(count);
@@ -210,7 +210,7 @@ TEST(BatchChunks, EverySplitOnceInOrderWithinTheBudget) {
             EXPECT_GE(out[f].seconds, 0.0);
         }
         EXPECT_EQ(reported, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6}));
-        const std::size_t expected = per_split == 0 ? 7 : per_split > zeronorm::detail::kBatchChunkBytes ? 1 : 2;
+        const std::size_t expected = per_split == 0 ? 7 : per_split > budget ? 1 : 2;
         for (std::size_t k = 0; k + 1 < chunk_sizes.size(); ++k) EXPECT_EQ(chunk_sizes[k], expected);
         EXPECT_LE(chunk_sizes.back(), expected);
     }

@@ -100,25 +100,23 @@ TEST(Evaluation, BatchEqualsOneAtATimeOnEveryThreadCount) {
 // to the final classifiers' solver tolerance.
 class EvaluationSchedules : public ::testing::TestWithParam<BackendKind> {};
 
-TEST_P(EvaluationSchedules, BatchedEqualsPerSplit) {
-    ZN_SEED_TRACE();
-    if (!testing::backend_available(GetParam())) GTEST_SKIP() << "no CUDA device present";
+void expect_batched_equals_per_split(BackendKind kind, SelectionEvaluationOptions options) {
     const Dataset data = colon();
     const auto folds = stratified_random_splits(data.y, 8, 50, testing::test_seed());
-    SelectionEvaluationOptions options = arom_options();
-    options.selection.feature_counts = {1000, 100, 20, 5};
     options.schedule = SelectionEvaluationOptions::Schedule::PerSplit;
     const SelectionEvaluation per_split =
-        evaluate_selection(*make_backend(GetParam()), data, folds, options);
+        evaluate_selection(*make_backend(kind), data, folds, options);
     options.schedule = SelectionEvaluationOptions::Schedule::Batched;
     std::size_t reported = 0;
     const SelectionEvaluation batched = evaluate_selection(
-        *make_backend(GetParam()), data, folds, options,
+        *make_backend(kind), data, folds, options,
         [&](std::size_t, std::size_t total, const SplitEvaluation& e) {
             ++reported;
             EXPECT_EQ(total, folds.size());
             EXPECT_EQ(e.errors.size(), options.selection.feature_counts.size());
         });
+    EXPECT_TRUE(batched.batched);
+    EXPECT_FALSE(per_split.batched);
     EXPECT_EQ(reported, folds.size());
     ASSERT_EQ(batched.splits.size(), folds.size());
     for (std::size_t f = 0; f < folds.size(); ++f) {
@@ -139,6 +137,29 @@ TEST_P(EvaluationSchedules, BatchedEqualsPerSplit) {
     }
     for (std::size_t c = 0; c < per_split.path.size(); ++c)
         EXPECT_NEAR(batched.path[c].mean_error, per_split.path[c].mean_error, 0.03) << c;
+}
+
+TEST_P(EvaluationSchedules, BatchedEqualsPerSplit) {
+    ZN_SEED_TRACE();
+    if (!testing::backend_available(GetParam())) GTEST_SKIP() << "no CUDA device present";
+    SelectionEvaluationOptions options = arom_options();
+    options.selection.feature_counts = {1000, 100, 20, 5};
+    expect_batched_equals_per_split(GetParam(), options);
+}
+
+// Linear RFE in lockstep (one column selection, batched Gram, dual and weights per round)
+// against RFE split by split: removing half per round, and one feature per round.
+TEST_P(EvaluationSchedules, BatchedRfeEqualsPerSplit) {
+    ZN_SEED_TRACE();
+    if (!testing::backend_available(GetParam())) GTEST_SKIP() << "no CUDA device present";
+    SelectionEvaluationOptions options = arom_options();
+    options.selection.method = SelectionMethod::Rfe;
+    options.selection.rfe_fraction = 0.5;
+    options.selection.feature_counts = {1000, 100, 20, 5};
+    expect_batched_equals_per_split(GetParam(), options);
+    options.selection.rfe_fraction = 0.0;
+    options.selection.feature_counts = {1990, 1985};
+    expect_batched_equals_per_split(GetParam(), options);
 }
 
 // Single-precision Grams in the batched schedule: the same selections as double precision
@@ -171,7 +192,7 @@ TEST_P(EvaluationSchedules, SinglePrecisionGramsAgreeWithDouble) {
     options.schedule = SelectionEvaluationOptions::Schedule::PerSplit;
     EXPECT_THROW(evaluate_selection(*make_backend(GetParam()), data, folds, options), InvalidArgument);
     options.schedule = SelectionEvaluationOptions::Schedule::Auto;
-    options.selection.method = SelectionMethod::Rfe;  // never batched
+    options.selection.method = SelectionMethod::Corr;  // never batched
     EXPECT_THROW(evaluate_selection(*make_backend(GetParam()), data, folds, options), InvalidArgument);
 }
 
@@ -184,7 +205,7 @@ TEST_P(EvaluationSchedules, BatchedRefusesWhatItCannotRun) {
     options.selection.ridge = 0.0;  // hard margin, C = inf
     EXPECT_THROW(evaluate_selection(*make_backend(GetParam()), data, folds, options), InvalidArgument);
     options.selection.ridge = 1e-3;
-    options.selection.method = SelectionMethod::Rfe;
+    options.selection.method = SelectionMethod::Corr;
     EXPECT_THROW(evaluate_selection(*make_backend(GetParam()), data, folds, options), InvalidArgument);
     options.selection.method = SelectionMethod::L2Arom;
     std::vector<Fold> uneven = folds;

@@ -66,6 +66,10 @@ struct BackendCapabilities {
     // threads, each with its own backend from make_worker(): true where the arithmetic runs on
     // the calling thread (CPU). Otherwise they run in order on the backend itself.
     bool parallel_host_workers = false;
+    // Memory one batch of a batched schedule may take (its splits' data blocks): the batch is
+    // cut into chunks of at most this many bytes. 1 GiB on the host; on a device a quarter of its
+    // free memory when the backend opened, so that thousands of splits go in one batch.
+    std::size_t batch_bytes = std::size_t{1} << 30;
 };
 
 class Backend {

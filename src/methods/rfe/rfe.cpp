@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "methods/machine_fits.hpp"
 #include "methods/rfe/rfe.hpp"
@@ -22,68 +23,78 @@
 
 namespace zeronorm::detail {
 
+RfeElimination::RfeElimination(Index d, IndexVector counts_desc, double fraction)
+    : d_(d), counts_desc_(std::move(counts_desc)), fraction_(fraction),
+      alive_(static_cast<std::size_t>(d)) {
+    for (Index j = 0; j < d; ++j) alive_[std::size_t(j)] = j;
+}
+
+void RfeElimination::advance(const RfeRound& scored) {
+    ZN_EXPECTS(running_, "RfeElimination::advance: the elimination has ended");
+    const Index r_min = counts_desc_.back();
+    if (scored.status != Status::Success) out_.status = Status::NumericalIssue;
+    const double objective = scored.objective;
+    out_.iterations = round_;
+
+    const Index remaining = Index(alive_.size());
+    const IndexVector order = order_descending(scored.criterion);  // positions, best first
+    if (remaining == r_min) {
+        for (Index p : order) survivors_ranked_.push_back(alive_[std::size_t(p)]);
+        out_.trace.push_back({remaining, objective, 0.0});
+        running_ = false;
+        return;
+    }
+    // How many to remove: never past the next requested count below `remaining`.
+    Index next_count = r_min;
+    for (Index c : counts_desc_)
+        if (c < remaining) {
+            next_count = c;
+            break;
+        }
+    Index remove = 1;
+    if (fraction_ > 0)
+        remove = std::max<Index>(1, Index(std::floor(fraction_ * double(remaining))));
+    remove = std::min(remove, remaining - next_count);
+
+    IndexVector removed, keep_positions;
+    for (Index k = remaining - remove; k < remaining; ++k)
+        removed.push_back(alive_[std::size_t(order[std::size_t(k)])]);
+    for (Index k = 0; k < remaining - remove; ++k) keep_positions.push_back(order[std::size_t(k)]);
+    std::sort(keep_positions.begin(), keep_positions.end());  // keep column order stable
+    eliminated_rounds_.push_back(removed);
+
+    out_.trace.push_back({remaining - remove, objective, 0.0});
+    if (remaining - remove == r_min) {
+        // The last survivors keep this round's order: no SVM on them is needed.
+        for (Index k = 0; k < r_min; ++k)
+            survivors_ranked_.push_back(alive_[std::size_t(order[std::size_t(k)])]);
+        running_ = false;
+        return;
+    }
+    IndexVector next_alive;
+    for (Index p : keep_positions) next_alive.push_back(alive_[std::size_t(p)]);
+    alive_ = std::move(next_alive);
+    ++round_;
+}
+
+Ranking RfeElimination::finish() && {
+    ZN_EXPECTS(!running_, "RfeElimination::finish: the elimination has not ended");
+    // Full ranking: survivors, then the eliminated in reverse order of elimination.
+    IndexVector ranking = survivors_ranked_;
+    for (auto it = eliminated_rounds_.rbegin(); it != eliminated_rounds_.rend(); ++it)
+        ranking.insert(ranking.end(), it->begin(), it->end());
+    out_.scores = Vector::Zero(d_);
+    for (std::size_t k = 0; k < ranking.size(); ++k) out_.scores[ranking[k]] = double(d_ - Index(k));
+    for (Index r : counts_desc_) out_.selected.emplace_back(ranking.begin(), ranking.begin() + r);
+    return std::move(out_);
+}
+
 Ranking eliminate_recursively(Index d, const IndexVector& counts_desc, double fraction,
                               const RfeCriterion& criterion_of) {
-    const Index r_min = counts_desc.back();
-    Ranking out;
-    IndexVector alive(static_cast<std::size_t>(d));
-    for (Index j = 0; j < d; ++j) alive[std::size_t(j)] = j;
-    std::vector<IndexVector> eliminated_rounds;  // in elimination order; each best first
-    IndexVector survivors_ranked;
-
-    for (std::int64_t round = 1;; ++round) {
-        const RfeRound scored = criterion_of(round, alive);
-        if (scored.status != Status::Success) out.status = Status::NumericalIssue;
-        const double objective = scored.objective;
-        out.iterations = round;
-
-        const Index remaining = Index(alive.size());
-        const IndexVector order = order_descending(scored.criterion);  // positions, best first
-        if (remaining == r_min) {
-            for (Index p : order) survivors_ranked.push_back(alive[std::size_t(p)]);
-            out.trace.push_back({remaining, objective, 0.0});
-            break;
-        }
-        // How many to remove: never past the next requested count below `remaining`.
-        Index next_count = r_min;
-        for (Index c : counts_desc)
-            if (c < remaining) {
-                next_count = c;
-                break;
-            }
-        Index remove = 1;
-        if (fraction > 0)
-            remove = std::max<Index>(1, Index(std::floor(fraction * double(remaining))));
-        remove = std::min(remove, remaining - next_count);
-
-        IndexVector removed, keep_positions;
-        for (Index k = remaining - remove; k < remaining; ++k)
-            removed.push_back(alive[std::size_t(order[std::size_t(k)])]);
-        for (Index k = 0; k < remaining - remove; ++k) keep_positions.push_back(order[std::size_t(k)]);
-        std::sort(keep_positions.begin(), keep_positions.end());  // keep column order stable
-        eliminated_rounds.push_back(removed);
-
-        out.trace.push_back({remaining - remove, objective, 0.0});
-        if (remaining - remove == r_min) {
-            // The last survivors keep this round's order: no SVM on them is needed.
-            for (Index k = 0; k < r_min; ++k)
-                survivors_ranked.push_back(alive[std::size_t(order[std::size_t(k)])]);
-            break;
-        }
-        IndexVector next_alive;
-        for (Index p : keep_positions) next_alive.push_back(alive[std::size_t(p)]);
-        alive = std::move(next_alive);
-    }
-
-    // Full ranking: survivors, then the eliminated in reverse order of elimination.
-    IndexVector ranking = survivors_ranked;
-    for (auto it = eliminated_rounds.rbegin(); it != eliminated_rounds.rend(); ++it)
-        ranking.insert(ranking.end(), it->begin(), it->end());
-    out.scores = Vector::Zero(d);
-    for (std::size_t k = 0; k < ranking.size(); ++k) out.scores[ranking[k]] = double(d - Index(k));
-    for (Index r : counts_desc)
-        out.selected.emplace_back(ranking.begin(), ranking.begin() + r);
-    return out;
+    RfeElimination elimination(d, counts_desc, fraction);
+    while (elimination.running())
+        elimination.advance(criterion_of(elimination.round(), elimination.alive()));
+    return std::move(elimination).finish();
 }
 
 ColumnTracker::ColumnTracker(Backend& backend, const Matrix& X)

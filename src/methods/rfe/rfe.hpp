@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "methods/machine_fits.hpp"
 #include "methods/selection_common.hpp"
@@ -20,9 +21,34 @@ struct RfeRound {
 };
 using RfeCriterion = std::function<RfeRound(std::int64_t round, const IndexVector& alive)>;
 
-// Removes the feature(s) of smallest criterion per round (one, or max(1, floor(fraction *
-// remaining)), never past a requested count) down to the smallest of counts_desc; ranks by
-// elimination order (rfe.cpp). `alive` holds original column indices, ascending.
+// The elimination one round at a time (rfe.cpp): each round scores alive() (original column
+// indices, ascending) and advance() removes the feature(s) of smallest criterion (one, or
+// max(1, floor(fraction * remaining)), never past a requested count), down to the smallest of
+// counts_desc; finish() ranks by elimination order. The schedule of alive counts depends only on
+// d, the counts and the fraction, so many eliminations of one shape (the splits of a batch) stay
+// in lockstep.
+class RfeElimination {
+public:
+    RfeElimination(Index d, IndexVector counts_desc, double fraction);
+    bool running() const { return running_; }
+    std::int64_t round() const { return round_; }
+    const IndexVector& alive() const { return alive_; }
+    void advance(const RfeRound& scored);
+    Ranking finish() &&;
+
+private:
+    Index d_;
+    IndexVector counts_desc_;
+    double fraction_;
+    bool running_ = true;
+    std::int64_t round_ = 1;
+    IndexVector alive_;
+    std::vector<IndexVector> eliminated_rounds_;  // in elimination order; each best first
+    IndexVector survivors_ranked_;
+    Ranking out_;
+};
+
+// RfeElimination run to the end, round r scored by criterion_of(r, alive).
 Ranking eliminate_recursively(Index d, const IndexVector& counts_desc, double fraction,
                               const RfeCriterion& criterion_of);
 
