@@ -111,9 +111,9 @@ public:
     }
 
     // --backend auto: the device pays only where the splits run as one batch (the svm and its C
-    // grid; l2-arom and rfe on two classes with a bounded inner dual); there the estimate counts the SVM fits of all splits
-    // (C grid: folds x values + 1 per split; l2-arom about 15 iterations; rfe about three full
-    // passes when it removes a fraction per round, d / 2 when one feature per round).
+    // grid; l2-arom and rfe on two classes with a bounded inner dual); there the estimate counts
+    // the SVM fits of all splits (C grid: folds x values + 1 per split; l2-arom about 15
+    // iterations; rfe its rounds, each over the features still alive).
     std::unique_ptr<Backend> choose_cv_backend(const Dataset& data, const std::vector<Fold>& split,
                                                bool plain_svm) const {
         const std::string what = scheme(split.size()) + " of " + selection.method;
@@ -131,8 +131,14 @@ public:
         double passes = 15.0;
         if (plain_svm)
             passes = svm.C_grid.size() > 1 ? double(folds) * double(svm.C_grid.size()) + 1.0 : 1.0;
-        else if (selection.method == "rfe")
-            passes = selection.build().rfe_fraction > 0 ? 3.0 : d / 2.0;
+        else if (selection.method == "rfe") {
+            // The rounds' alive features summed, in units of d: 1 / f for a fraction f per
+            // round, else one round per feature down to the smallest count.
+            const SelectionOptions built = selection.build();
+            const double r = double(built.feature_counts.back());
+            passes = built.rfe_fraction > 0 ? 1.0 / built.rfe_fraction
+                                            : (d - r) * (d + r) / (2.0 * d);
+        }
         const double n = double(split.front().train.size());
         return choose_backend(common,
                               estimated_cpu_seconds(double(split.size()), n, d, passes, true), what);

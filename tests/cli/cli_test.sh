@@ -233,6 +233,29 @@ else
     echo "skip: CUDA compiled in; the not-compiled exit code is not testable here"
 fi
 
+# ---- --backend auto: small jobs stay on the CPU and say so; large ones try CUDA -----------------
+run auto_small select "$DATA/sonar/sonar.csv" --features 5 --ridge 1e-3 --backend auto --json
+expect_rc auto_small 0
+expect_grep auto_small err 'backend auto: cpu \(one selection on 208 x 60: about .* s on the CPU, under the CUDA start-up'
+py auto_small 'len(d["selected"]) == 5'
+run auto_protocol cv "$DATA/sonar/sonar.csv" --method corr --features 5 --folds 3 --backend auto --json
+expect_rc auto_protocol 0
+expect_grep auto_protocol err 'backend auto: cpu \(3-fold cross-validation of corr runs split by split'
+# An estimate past a second (RBF training on 9,000 points: about 1.3 s) takes CUDA where a
+# device opens; elsewhere the CPU, with the reason.
+python3 - "$TMP/blobs9000.csv" <<'PYEOF'
+import random, sys
+random.seed(5)
+with open(sys.argv[1], "w") as f:
+    f.write(",".join("x%d" % j for j in range(30)) + ",label\n")
+    for i in range(9000):
+        c = i % 2
+        f.write(",".join("%.5f" % (random.gauss(0, 1) + (4 if c else -4) * (j == 0)) for j in range(30)) + ",%d\n" % c)
+PYEOF
+run auto_large train "$TMP/blobs9000.csv" --model "$TMP/blobs.model" --backend auto
+expect_rc auto_large 0
+expect_grep auto_large err 'backend auto: (cuda \(training on 9000 x 30: about|cpu \(training on 9000 x 30: about .* s on the CPU, but CUDA does not open)'
+
 # ---- cross-validation ----------------------------------------------------------------------
 run cv cv "$DATA/sonar/sonar.csv" --folds 5 --standardize --seed 3 --json
 expect_rc cv 0
@@ -254,6 +277,9 @@ expect_rc cv_grid 0
 py cv_grid 'd["C_grid"] == [0.001, 0.01, 0.1, 1, 10] and d["inner_folds"] == 5 and len(d["chosen_C"]) == 8'
 py cv_grid 'all(c in d["C_grid"] for c in d["chosen_C"]) and 0 <= d["mean_error"] < 0.35 and d["fits_per_second"] > 0'
 expect_grep cv_grid err 'inner 5-fold CV'
+run cv_repeat cv "$DATA/sonar/sonar.csv" --folds 3 --seed 3 --json --repeat 2
+expect_rc cv_repeat 0
+py cv_repeat 'len(d["run_seconds"]) == 2 and d["seconds"] == d["run_seconds"][1]'
 run cv_grid_batched cv "$DATA/colon/colon.csv" --splits 8 --train-size 50 --kernel linear -C 0.001,0.01,0.1,1,10 --folds 5 --log10 --standardize --seed 4 --json --schedule batched
 expect_rc cv_grid_batched 0
 python3 - "$TMP/cv_grid.out" "$TMP/cv_grid_batched.out" <<'PYEOF' && pass "cv --schedule batched gives the per-split C grid search" || fail "cv --schedule batched differs from the per-split C grid search"
