@@ -362,9 +362,9 @@ GridFitter validation_fitter(const std::string& method, const SelectionOptions& 
         if (method == SelectionMethod::QuadraticFsv)
             return fits_of(train_quadratic_fsv_grid(X, y, lambda, dc), quadratic_features(X_score));
         if (method == SelectionMethod::L2L1Svm)
-            return fits_of(train_l2_l1_svm_grid(X, y, mu, nu, dc), X_score);
+            return fits_of(train_l2_l1_svm_grid(backend, X, y, mu, nu, dc), X_score);
         if (method == SelectionMethod::L2L0Svm)
-            return fits_of(train_l2_l0_svm_grid(X, y, mu, nu, dc), X_score);
+            return fits_of(train_l2_l0_svm_grid(backend, X, y, mu, nu, dc), X_score);
         // RLP has no parameters: one LP serves every point.
         const LpSvmResult lp = train_rlp(X, y);
         GridPointFit one;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "support/capability_backend.hpp"
 #include "support/random.hpp"
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/error.hpp"
@@ -386,6 +387,40 @@ TEST(DcGrid, L2L0GridEqualsSingleFits) {
         EXPECT_EQ(grid[p].iterations, single.iterations) << p;
         expect_same_fit(grid[p], single, 1e-6);
         expect_non_increasing(grid[p], 1e-6);
+    }
+}
+
+// The l2-l0 grid with its duals as batched rounds of box QPs through a backend (n <= d: the
+// route on every backend, device work on CUDA) against the host pair solver. The first DCA step is convex
+// (the l2-l1-SVM with costs nu alpha e^{-alpha}): both give its w within what their 1e-8 gaps
+// allow (the primal is 1-strongly convex in w). The whole DCAs, non-convex, may part where the
+// two solvers' w differ within those gaps; each converges with a non-increasing objective.
+TEST(DcGrid, L2L0GridThroughBatchedRoundsEqualsTheHostSolver) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = sparse_problem(40, 60, rng);
+    const std::vector<double> mu = {5.0, 50.0, 50.0, 400.0}, nu = {1.0, 0.2, 3.0, 1.0};
+    testing::CapabilityBackend batched(make_cpu_backend(), testing::capabilities(true, false));
+    DcOptions one_step;
+    one_step.max_iterations = 1;
+    const std::vector<DcResult> host = train_l2_l0_svm_grid(data.X, data.y, mu, nu, one_step);
+    const std::vector<DcResult> rounds =
+        train_l2_l0_svm_grid(batched, data.X, data.y, mu, nu, one_step);
+    EXPECT_GT(batched.counters().kernel_calls.load(), 0);  // the rounds ran
+    const double n = double(data.n_samples());
+    for (std::size_t p = 0; p < mu.size(); ++p) {
+        SCOPED_TRACE("point " + std::to_string(p));
+        ASSERT_EQ(rounds[p].iterations, 1);
+        const Vector costs = Vector::Constant(data.n_features(), nu[p] * 5.0 * std::exp(-5.0));
+        const double primal =
+            l2_l1_primal(data.X, data.y, mu[p] / n, costs, host[p].w, host[p].b);
+        EXPECT_LE((rounds[p].w - host[p].w).norm(), 2.0 * std::sqrt(2e-8 * primal) * 1.01);
+    }
+    const std::vector<DcResult> full = train_l2_l0_svm_grid(batched, data.X, data.y, mu, nu);
+    for (std::size_t p = 0; p < mu.size(); ++p) {
+        SCOPED_TRACE("point " + std::to_string(p));
+        EXPECT_EQ(full[p].status, Status::Success) << full[p].message;
+        expect_non_increasing(full[p], 1e-6);
     }
 }
 

@@ -14,7 +14,15 @@ namespace zeronorm {
 
 namespace {
 
-using DcTrainer = std::function<DcResult(const Matrix& X, const Vector& y, const DcOptions&)>;
+using DcTrainer =
+    std::function<DcResult(Backend&, const Matrix& X, const Vector& y, const DcOptions&)>;
+
+// A trainer that runs on the host whatever the backend (the LP methods).
+DcTrainer on_host(DcResult (*train)(const Matrix&, const Vector&, const DcOptions&)) {
+    return [train](Backend&, const Matrix& X, const Vector& y, const DcOptions& o) {
+        return train(X, y, o);
+    };
+}
 
 // The methods' w as a ranking: scores |w|, summed over the machines (one-vs-rest for K >= 3
 // classes, as CORR's scores), and the union of the supports ranked by that score; one subset per
@@ -41,12 +49,13 @@ detail::Ranking ranking_of(const std::vector<DcResult>& machines, double thresho
 }
 
 detail::RankerRun dc_run(DcTrainer train) {
-    return [train](Backend&, const Dataset& data, const detail::Machines& machines,
+    return [train](Backend& backend, const Dataset& data, const detail::Machines& machines,
                    const SelectionOptions& options, const IndexVector& counts_desc) {
         DcOptions dc = options.dc;
         dc.max_iterations = options.max_iterations;
         std::vector<DcResult> results;
-        for (const Vector& target : machines.targets) results.push_back(train(data.X, target, dc));
+        for (const Vector& target : machines.targets)
+            results.push_back(train(backend, data.X, target, dc));
         return ranking_of(results, dc.support_threshold, counts_desc);
     };
 }
@@ -110,7 +119,7 @@ std::unique_ptr<FeatureRanker> make_fsv_ranker() {
          "FSV: mean hinge + lambda sum(1 - exp(-alpha |w_j|)) by successive vertex LPs (DCA)",
          "Bradley & Mangasarian 1998; Neumann, Schnoerr & Steidl 2005, eq. (6), sec. 4.2.1",
          fsv_parameters()},
-        dc_run(train_fsv), false, /*chooses_own_count=*/true);
+        dc_run(on_host(train_fsv)), false, /*chooses_own_count=*/true);
 }
 
 std::unique_ptr<FeatureRanker> make_l2_l1_svm_ranker() {
@@ -120,7 +129,10 @@ std::unique_ptr<FeatureRanker> make_l2_l1_svm_ranker() {
          "Neumann, Schnoerr & Steidl 2005, eq. (7)",
          {mu_parameter(),
           real_parameter("dc.nu", "--nu", "1", "weight nu of the l1 penalty", "[0, inf)")}},
-        dc_run(train_l2_l1_svm), false, true);
+        dc_run([](Backend& backend, const Matrix& X, const Vector& y, const DcOptions& o) {
+            return train_l2_l1_svm_grid(backend, X, y, {o.mu}, {o.nu}, o).front();
+        }),
+        false, true);
 }
 
 std::unique_ptr<FeatureRanker> make_l2_l0_svm_ranker() {
@@ -131,7 +143,10 @@ std::unique_ptr<FeatureRanker> make_l2_l0_svm_ranker() {
          {mu_parameter(),
           real_parameter("dc.nu", "--nu", "1", "weight nu of the concave penalty", "[0, inf)"),
           alpha_parameter(), dca_tolerance_parameter(), dca_cap_parameter()}},
-        dc_run(train_l2_l0_svm), false, true);
+        dc_run([](Backend& backend, const Matrix& X, const Vector& y, const DcOptions& o) {
+            return train_l2_l0_svm_grid(backend, X, y, {o.mu}, {o.nu}, o).front();
+        }),
+        false, true);
 }
 
 std::unique_ptr<FeatureRanker> make_quadratic_fsv_ranker() {
@@ -140,7 +155,7 @@ std::unique_ptr<FeatureRanker> make_quadratic_fsv_ranker() {
          "quadratic FSV: FSV on the quadratic monomials, one v_j per original feature bounding "
          "every monomial containing it (vertex LPs, DCA)",
          "Neumann, Schnoerr & Steidl 2005, eq. (9), sec. 4.2.3", fsv_parameters()},
-        dc_run(train_quadratic_fsv_by_feature), false, true);
+        dc_run(on_host(train_quadratic_fsv_by_feature)), false, true);
 }
 
 std::unique_ptr<FeatureRanker> make_rlp_ranker() {
@@ -148,7 +163,7 @@ std::unique_ptr<FeatureRanker> make_rlp_ranker() {
         {SelectionMethod::Rlp, "RLP: the hinge-loss LP, w ranked by |w_j| (its support)",
          "Bennett & Mangasarian 1992; Neumann, Schnoerr & Steidl 2005, eq. (1)",
          {}},
-        dc_run(train_rlp_as_dc), false, true);
+        dc_run(on_host(train_rlp_as_dc)), false, true);
 }
 
 }  // namespace zeronorm

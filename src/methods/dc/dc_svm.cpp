@@ -448,13 +448,19 @@ DcResult train_quadratic_fsv(const Matrix& X, const Vector& y, const DcOptions& 
 namespace {
 
 // One batched l2-l1 solve on (X, y) of the problems `which` (C = mu/n, per-feature costs, one
-// column per problem, warm starts `beta`, n x |which|, or empty); fills their w, b, inner counts
-// and, on failure, status and message. Returns the solutions' duals and per-problem success.
-std::vector<bool> solve_l2_l1_steps(const Matrix& X, const Vector& y, const DcOptions& options,
+// column per problem, warm starts `beta`, n x |which|, or empty), through `backend` when given
+// (else the host solver); fills their w, b, inner counts and, on failure, status and message.
+// Returns the solutions' duals and per-problem success.
+std::vector<bool> solve_l2_l1_steps(Backend* backend, const Matrix& X, const Vector& y,
+                                    const DcOptions& options,
                                     const std::vector<std::size_t>& which, const Vector& C,
                                     const Matrix& costs, Matrix& beta, std::vector<DcResult>& rs) {
-    const L2L1BatchResult sol = solve_l2_l1_svm_batch(X, y, C, costs, beta, options.gap_tolerance,
-                                                      options.max_inner_iterations);
+    const L2L1BatchResult sol =
+        backend != nullptr
+            ? solve_l2_l1_svm_batch(*backend, X, y, C, costs, beta, options.gap_tolerance,
+                                    options.max_inner_iterations)
+            : solve_l2_l1_svm_batch(X, y, C, costs, beta, options.gap_tolerance,
+                                    options.max_inner_iterations);
     beta = sol.beta;
     std::vector<bool> solved;
     for (std::size_t a = 0; a < which.size(); ++a) {
@@ -488,12 +494,9 @@ void check_pairs(const std::vector<double>& mu, const std::vector<double>& nu,
     for (std::size_t p = 0; p < mu.size(); ++p) point_options(options, options.lambda, mu[p], nu[p]);
 }
 
-}  // namespace
-
-std::vector<DcResult> train_l2_l1_svm_grid(const Matrix& X, const Vector& y,
-                                           const std::vector<double>& mu,
-                                           const std::vector<double>& nu,
-                                           const DcOptions& options) {
+std::vector<DcResult> l2_l1_grid(Backend* backend, const Matrix& X, const Vector& y,
+                                 const std::vector<double>& mu, const std::vector<double>& nu,
+                                 const DcOptions& options) {
     const Stopwatch stopwatch;
     check_input(X, y, options, "l2-l1-SVM");
     check_pairs(mu, nu, options);
@@ -529,7 +532,8 @@ std::vector<DcResult> train_l2_l1_svm_grid(const Matrix& X, const Vector& y,
                     nearest = r;
             beta.col(q) = previous_beta.col(nearest);
         }
-        const std::vector<bool> solved = solve_l2_l1_steps(X, y, options, stage, C, costs, beta, rs);
+        const std::vector<bool> solved =
+            solve_l2_l1_steps(backend, X, y, options, stage, C, costs, beta, rs);
         for (Index q = 0; q < P; ++q) {
             const std::size_t p = stage[std::size_t(q)];
             DcResult& r = rs[p];
@@ -548,14 +552,9 @@ std::vector<DcResult> train_l2_l1_svm_grid(const Matrix& X, const Vector& y,
     return rs;
 }
 
-DcResult train_l2_l1_svm(const Matrix& X, const Vector& y, const DcOptions& options) {
-    return train_l2_l1_svm_grid(X, y, {options.mu}, {options.nu}, options).front();
-}
-
-std::vector<DcResult> train_l2_l0_svm_grid(const Matrix& X, const Vector& y,
-                                           const std::vector<double>& mu,
-                                           const std::vector<double>& nu,
-                                           const DcOptions& options) {
+std::vector<DcResult> l2_l0_grid(Backend* backend, const Matrix& X, const Vector& y,
+                                 const std::vector<double>& mu, const std::vector<double>& nu,
+                                 const DcOptions& options) {
     const Stopwatch stopwatch;
     check_input(X, y, options, "l2-l0-SVM");
     check_pairs(mu, nu, options);
@@ -574,7 +573,8 @@ std::vector<DcResult> train_l2_l0_svm_grid(const Matrix& X, const Vector& y,
             costs.col(q) = linearised_costs(V.col(Index(p)), options.alpha, nu[p]);
             beta.col(q) = betas.col(Index(p));
         }
-        const std::vector<bool> solved = solve_l2_l1_steps(X, y, options, active, C, costs, beta, rs);
+        const std::vector<bool> solved =
+            solve_l2_l1_steps(backend, X, y, options, active, C, costs, beta, rs);
         std::vector<StepOutcome> outcomes;
         for (Index q = 0; q < P; ++q) {
             betas.col(Index(active[std::size_t(q)])) = beta.col(q);
@@ -589,6 +589,40 @@ std::vector<DcResult> train_l2_l0_svm_grid(const Matrix& X, const Vector& y,
     run_dca(rs, d, options, step, objective);
     finish_all(rs, options, stopwatch.seconds());
     return rs;
+}
+
+}  // namespace
+
+std::vector<DcResult> train_l2_l1_svm_grid(const Matrix& X, const Vector& y,
+                                           const std::vector<double>& mu,
+                                           const std::vector<double>& nu,
+                                           const DcOptions& options) {
+    return l2_l1_grid(nullptr, X, y, mu, nu, options);
+}
+
+std::vector<DcResult> train_l2_l1_svm_grid(Backend& backend, const Matrix& X, const Vector& y,
+                                           const std::vector<double>& mu,
+                                           const std::vector<double>& nu,
+                                           const DcOptions& options) {
+    return l2_l1_grid(&backend, X, y, mu, nu, options);
+}
+
+std::vector<DcResult> train_l2_l0_svm_grid(const Matrix& X, const Vector& y,
+                                           const std::vector<double>& mu,
+                                           const std::vector<double>& nu,
+                                           const DcOptions& options) {
+    return l2_l0_grid(nullptr, X, y, mu, nu, options);
+}
+
+std::vector<DcResult> train_l2_l0_svm_grid(Backend& backend, const Matrix& X, const Vector& y,
+                                           const std::vector<double>& mu,
+                                           const std::vector<double>& nu,
+                                           const DcOptions& options) {
+    return l2_l0_grid(&backend, X, y, mu, nu, options);
+}
+
+DcResult train_l2_l1_svm(const Matrix& X, const Vector& y, const DcOptions& options) {
+    return train_l2_l1_svm_grid(X, y, {options.mu}, {options.nu}, options).front();
 }
 
 DcResult train_l2_l0_svm(const Matrix& X, const Vector& y, const DcOptions& options) {

@@ -10,16 +10,12 @@
 #include <vector>
 
 #include "zeronorm/core/error.hpp"
+#include "methods/dc/l2_l1_active_set.hpp"
 #include "zeronorm/methods/dc_svm.hpp"
 
 namespace zeronorm {
 
-namespace {
-
-// S_c(u) = sign(u) max(|u| - c, 0), column by column (costs d x P).
-Matrix soft_threshold(const Matrix& U, const Matrix& costs) {
-    return U.cwiseSign().cwiseProduct((U.cwiseAbs() - costs).cwiseMax(0.0));
-}
+namespace detail {
 
 // z <- clip(z - theta y, 0, C) with theta such that y'z = 0 (the projection onto the dual's
 // constraints, for warm starts and interior-point answers). r(theta) = sum_i y_i clip(z_i -
@@ -56,6 +52,38 @@ void project(Eigen::Ref<Vector> z, const Vector& y, double C) {
         theta = newton > lo && newton < hi && k < 50 ? newton : 0.5 * (lo + hi);
     }
     for (Index i = 0; i < n; ++i) z[i] = std::clamp(z[i] - theta * y[i], 0.0, C);
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::project;
+
+
+// S_c(u) = sign(u) max(|u| - c, 0), column by column (costs d x P).
+Matrix soft_threshold(const Matrix& U, const Matrix& costs) {
+    return U.cwiseSign().cwiseProduct((U.cwiseAbs() - costs).cwiseMax(0.0));
+}
+
+// The arguments of solve_l2_l1_svm_batch (InvalidArgument / DimensionMismatch naming them).
+void check_batch(const Matrix& X, const Vector& y, const Vector& C, const Matrix& costs,
+                 const Matrix& warm_beta, double gap_tolerance, std::int64_t max_iterations) {
+    const Index n = X.rows(), d = X.cols(), P = C.size();
+    ZN_EXPECTS_DIM(y.size() == n, "l2-l1 dual: y has " << y.size() << " entries, X " << n
+                                                       << " rows");
+    ZN_EXPECTS_DIM(costs.rows() == d && costs.cols() == P,
+                   "l2-l1 dual: costs must be " << d << " x " << P << ", got " << costs.rows()
+                                                << " x " << costs.cols());
+    ZN_EXPECTS_DIM(warm_beta.size() == 0 || (warm_beta.rows() == n && warm_beta.cols() == P),
+                   "l2-l1 dual: warm_beta must be " << n << " x " << P);
+    ZN_EXPECTS(gap_tolerance > 0, "l2-l1 dual: gap_tolerance must be > 0");
+    ZN_EXPECTS(max_iterations >= 1, "l2-l1 dual: max_iterations must be >= 1");
+    for (Index p = 0; p < P; ++p)
+        ZN_EXPECTS(std::isfinite(C[p]) && C[p] > 0, "l2-l1 dual: C[" << p << "] = " << C[p]
+                                                                      << " must be finite, > 0");
+    ZN_EXPECTS((costs.array() >= 0).all() && costs.allFinite(),
+               "l2-l1 dual: feature costs must be finite and >= 0");
 }
 
 double hinge_sum(const Vector& f, const Vector& y, double b) {
@@ -692,21 +720,8 @@ double l2_l1_dual(const Matrix& X, const Vector& y, const Vector& costs, const V
 L2L1BatchResult solve_l2_l1_svm_batch(const Matrix& X, const Vector& y, const Vector& C,
                                       const Matrix& costs, const Matrix& warm_beta,
                                       double gap_tolerance, std::int64_t max_iterations) {
+    check_batch(X, y, C, costs, warm_beta, gap_tolerance, max_iterations);
     const Index n = X.rows(), d = X.cols(), P = C.size();
-    ZN_EXPECTS_DIM(y.size() == n, "l2-l1 dual: y has " << y.size() << " entries, X " << n
-                                                       << " rows");
-    ZN_EXPECTS_DIM(costs.rows() == d && costs.cols() == P,
-                   "l2-l1 dual: costs must be " << d << " x " << P << ", got " << costs.rows()
-                                                << " x " << costs.cols());
-    ZN_EXPECTS_DIM(warm_beta.size() == 0 || (warm_beta.rows() == n && warm_beta.cols() == P),
-                   "l2-l1 dual: warm_beta must be " << n << " x " << P);
-    ZN_EXPECTS(gap_tolerance > 0, "l2-l1 dual: gap_tolerance must be > 0");
-    ZN_EXPECTS(max_iterations >= 1, "l2-l1 dual: max_iterations must be >= 1");
-    for (Index p = 0; p < P; ++p)
-        ZN_EXPECTS(std::isfinite(C[p]) && C[p] > 0, "l2-l1 dual: C[" << p << "] = " << C[p]
-                                                                      << " must be finite, > 0");
-    ZN_EXPECTS((costs.array() >= 0).all() && costs.allFinite(),
-               "l2-l1 dual: feature costs must be finite and >= 0");
 
     L2L1BatchResult out;
     out.beta = warm_beta.size() > 0 ? warm_beta : Matrix(Matrix::Zero(n, P));
@@ -736,6 +751,17 @@ L2L1BatchResult solve_l2_l1_svm_batch(const Matrix& X, const Vector& y, const Ve
         out.iterations[std::size_t(p)] = steps;
     }
     return out;
+}
+
+L2L1BatchResult solve_l2_l1_svm_batch(Backend& backend, const Matrix& X, const Vector& y,
+                                      const Vector& C, const Matrix& costs,
+                                      const Matrix& warm_beta, double gap_tolerance,
+                                      std::int64_t max_iterations) {
+    if (X.rows() > X.cols())
+        return solve_l2_l1_svm_batch(X, y, C, costs, warm_beta, gap_tolerance, max_iterations);
+    check_batch(X, y, C, costs, warm_beta, gap_tolerance, max_iterations);
+    return detail::solve_l2_l1_batched(backend, X, y, C, costs, warm_beta, gap_tolerance,
+                                       max_iterations);
 }
 
 }  // namespace zeronorm

@@ -1,0 +1,225 @@
+// The l2-l1-SVM duals of a batch by box QPs over the pieces of the soft-threshold, through the
+// backend's batched primitives (l2_l1_active_set.hpp).
+#include "methods/dc/l2_l1_active_set.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "solvers/dense_dual.hpp"
+#include "zeronorm/core/error.hpp"
+
+namespace zeronorm::detail {
+
+namespace {
+
+double soft(double u, double c) { return u > c ? u - c : (u < -c ? u + c : 0.0); }
+
+// F'(t) along beta + t delta: sum_k S_c(u_k + t du_k) du_k - e'delta (non-decreasing in t).
+double slope_at(double t, const Vector& u, const Vector& du, const Vector& c, double e_delta) {
+    double s = -e_delta;
+    for (Index k = 0; k < u.size(); ++k) s += soft(u[k] + t * du[k], c[k]) * du[k];
+    return s;
+}
+
+// The minimiser over [0, 1] of the convex F along the segment, from its slope: 1 when F still
+// decreases at 1, else the slope's root by bisection (F' is piecewise linear and monotone).
+double line_step(const Vector& u, const Vector& du, const Vector& c, double e_delta) {
+    if (slope_at(1.0, u, du, c, e_delta) <= 0.0) return 1.0;
+    double lo = 0.0, hi = 1.0;
+    for (int k = 0; k < 60 && hi - lo > 1e-15; ++k) {
+        const double mid = 0.5 * (lo + hi);
+        (slope_at(mid, u, du, c, e_delta) <= 0.0 ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+DeviceMatrix product(Backend& backend, bool trans_a, const DeviceMatrix& A, const Matrix& B) {
+    DeviceMatrix out = backend.allocate(trans_a ? A.cols() : A.rows(), B.cols());
+    backend.gemm(trans_a, false, 1.0, A, backend.upload(B), 0.0, out);
+    return out;
+}
+
+}  // namespace
+
+L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const Vector& y,
+                                       const Vector& C, const Matrix& costs,
+                                       const Matrix& warm_beta, double gap_tolerance,
+                                       int max_rounds) {
+    const Index n = X.rows(), d = X.cols(), P = C.size();
+    ZN_EXPECTS_DIM(y.size() == n && costs.rows() == d && costs.cols() == P &&
+                       (warm_beta.size() == 0 || (warm_beta.rows() == n && warm_beta.cols() == P)),
+                   "l2-l1 active set: shapes of y, costs or warm_beta do not match X ("
+                       << n << " x " << d << ") and " << P << " problems");
+    ZN_EXPECTS(gap_tolerance > 0 && max_rounds >= 1,
+               "l2-l1 active set: gap_tolerance > 0 and max_rounds >= 1 required");
+    L2L1BatchResult out;
+    out.beta = warm_beta.size() > 0 ? warm_beta : Matrix(Matrix::Zero(n, P));
+    for (Index p = 0; p < P; ++p) project(out.beta.col(p), y, C[p]);
+    out.w = Matrix::Zero(d, P);
+    out.b = Vector::Zero(P);
+    out.primal = Vector::Zero(P);
+    out.dual = Vector::Zero(P);
+    out.status.assign(std::size_t(P), Status::NoConvergence);
+    out.iterations.assign(std::size_t(P), 0);
+    const DeviceMatrix dX = backend.upload(X);
+
+    std::vector<Index> open(static_cast<std::size_t>(P));
+    for (Index p = 0; p < P; ++p) open[std::size_t(p)] = p;
+    for (int round = 0; round <= max_rounds && !open.empty(); ++round) {
+        const Index Q = Index(open.size());
+        // u = X'(beta o y) and f = X S_c(u) for the open problems: their gaps.
+        Matrix coef(n, Q);
+        for (Index q = 0; q < Q; ++q) coef.col(q) = out.beta.col(open[std::size_t(q)]).cwiseProduct(y);
+        const Matrix U = backend.download(product(backend, true, dX, coef));
+        Matrix W(d, Q);
+        for (Index q = 0; q < Q; ++q) {
+            const Vector c = costs.col(open[std::size_t(q)]);
+            for (Index k = 0; k < d; ++k) W(k, q) = soft(U(k, q), c[k]);
+        }
+        const Matrix F = backend.download(product(backend, false, dX, W));
+        std::vector<Index> still;
+        for (Index q = 0; q < Q; ++q) {
+            const Index p = open[std::size_t(q)];
+            const Vector w = W.col(q);
+            const double b = optimal_bias(F.col(q), y);
+            const double hinge = (1.0 - y.array() * (F.col(q).array() + b)).max(0.0).sum();
+            const double primal =
+                C[p] * hinge + 0.5 * w.squaredNorm() + costs.col(p).dot(w.cwiseAbs());
+            const double dual = out.beta.col(p).sum() - 0.5 * w.squaredNorm();
+            out.w.col(p) = w;
+            out.b[p] = b;
+            out.primal[p] = primal;
+            out.dual[p] = dual;
+            out.iterations[std::size_t(p)] = round;
+            if (primal - dual <= gap_tolerance * std::max(std::abs(primal), 1e-300))
+                out.status[std::size_t(p)] = Status::Success;
+            else if (round < max_rounds)
+                still.push_back(q);
+        }
+        if (still.empty()) break;
+
+        // The pieces at u: active features (|u_k| > c_k, or c_k = 0) with their signs.
+        const Index R = Index(still.size());
+        std::vector<char> in_union(static_cast<std::size_t>(d), 0);
+        Matrix G = Matrix::Zero(d, R);  // s o c on the active features
+        Matrix mask = Matrix::Zero(d, R);
+        for (Index r = 0; r < R; ++r) {
+            const Index q = still[std::size_t(r)];
+            const Vector c = costs.col(open[std::size_t(q)]);
+            for (Index k = 0; k < d; ++k) {
+                const double u = U(k, q);
+                if (c[k] > 0 && std::abs(u) <= c[k]) continue;
+                mask(k, r) = 1.0;
+                G(k, r) = u > 0 ? c[k] : -c[k];
+                in_union[std::size_t(k)] = 1;
+            }
+        }
+        IndexVector active_union;
+        for (Index k = 0; k < d; ++k)
+            if (in_union[std::size_t(k)]) active_union.push_back(k);
+        const Index J = Index(active_union.size());
+        // Each problem's kernel C_p X_J X_J' (unit box below): one scaled Gram over the union's
+        // columns, problem r scaled by sqrt(C_p) on its own active features.
+        DeviceMatrix K;
+        if (J > 0) {
+            IndexVector columns;
+            columns.reserve(std::size_t(J * R));
+            Matrix Z(J, R);
+            for (Index r = 0; r < R; ++r) {
+                const double scale = std::sqrt(C[open[std::size_t(still[std::size_t(r)])]]);
+                for (Index j = 0; j < J; ++j) {
+                    columns.push_back(active_union[std::size_t(j)]);
+                    Z(j, r) = scale * mask(active_union[std::size_t(j)], r);
+                }
+            }
+            const DeviceMatrix blocks = backend.select_columns(dX, columns);
+            K = backend.scaled_gram_batch(blocks, blocks, backend.upload(Z));
+        } else {
+            K = backend.upload(Matrix::Zero(n, n * R));
+        }
+        // p = -e - y o (X (s o c)); beta = C_p beta~ with beta~ in [0, 1].
+        const Matrix XG = backend.download(product(backend, false, dX, G));
+        SmoBatchTerms terms{Matrix(n, R), Vector::Zero(R)};
+        Matrix Y(n, R), start(n, R);
+        for (Index r = 0; r < R; ++r) {
+            const Index p = open[std::size_t(still[std::size_t(r)])];
+            terms.p.col(r) = (-1.0 - y.array() * XG.col(r).array()).matrix();
+            Y.col(r) = y;
+            start.col(r) = out.beta.col(p) / C[p];
+        }
+        SmoOptions qp;
+        qp.C = 1.0;
+        qp.ridge = 0.0;
+        qp.tolerance = 1e-10;
+        const std::vector<SmoResult> solved =
+            solve_dense_dual_batch(backend, K, Y, qp, &start, {}, terms);
+        // The steps, and the exact line search along each.
+        Matrix delta = Matrix::Zero(n, R);
+        std::vector<char> moving(static_cast<std::size_t>(R), 0);
+        for (Index r = 0; r < R; ++r) {
+            const SmoResult& s = solved[std::size_t(r)];
+            if (s.beta.size() != n || !s.beta.allFinite()) continue;
+            const Index p = open[std::size_t(still[std::size_t(r)])];
+            Vector target = C[p] * s.beta;
+            project(target, y, C[p]);  // rounding of y'beta = 0
+            delta.col(r) = target - out.beta.col(p);
+            moving[std::size_t(r)] = delta.col(r).cwiseAbs().maxCoeff() > 0.0;
+        }
+        Matrix delta_coef = delta;
+        for (Index r = 0; r < R; ++r) delta_coef.col(r) = delta.col(r).cwiseProduct(y);
+        const Matrix dU = backend.download(product(backend, true, dX, delta_coef));
+        std::vector<Index> next;
+        for (Index r = 0; r < R; ++r) {
+            const Index q = still[std::size_t(r)];
+            const Index p = open[std::size_t(q)];
+            if (!moving[std::size_t(r)]) continue;  // no step: left to the fallback
+            const Vector c = costs.col(p);
+            const double e_delta = delta.col(r).sum();
+            const Vector u = U.col(q), du = dU.col(r);
+            if (slope_at(0.0, u, du, c, e_delta) >= 0.0) continue;  // no descent: fallback
+            const double t = line_step(u, du, c, e_delta);
+            if (!(t > 0.0)) continue;
+            out.beta.col(p) += t * delta.col(r);
+            for (Index i = 0; i < n; ++i) out.beta(i, p) = std::clamp(out.beta(i, p), 0.0, C[p]);
+            next.push_back(p);
+        }
+        open = std::move(next);
+    }
+    return out;
+}
+
+L2L1BatchResult solve_l2_l1_batched(Backend& backend, const Matrix& X, const Vector& y,
+                                    const Vector& C, const Matrix& costs, const Matrix& warm_beta,
+                                    double gap_tolerance, std::int64_t max_iterations) {
+    L2L1BatchResult out =
+        solve_l2_l1_active_set(backend, X, y, C, costs, warm_beta, gap_tolerance);
+    std::vector<Index> left;
+    for (Index p = 0; p < C.size(); ++p)
+        if (out.status[std::size_t(p)] != Status::Success) left.push_back(p);
+    if (left.empty()) return out;
+    const Index L = Index(left.size());
+    Vector C_left(L);
+    Matrix costs_left(X.cols(), L), beta_left(X.rows(), L);
+    for (Index q = 0; q < L; ++q) {
+        C_left[q] = C[left[std::size_t(q)]];
+        costs_left.col(q) = costs.col(left[std::size_t(q)]);
+        beta_left.col(q) = out.beta.col(left[std::size_t(q)]);
+    }
+    const L2L1BatchResult host = solve_l2_l1_svm_batch(X, y, C_left, costs_left, beta_left,
+                                                       gap_tolerance, max_iterations);
+    for (Index q = 0; q < L; ++q) {
+        const Index p = left[std::size_t(q)];
+        out.beta.col(p) = host.beta.col(q);
+        out.w.col(p) = host.w.col(q);
+        out.b[p] = host.b[q];
+        out.primal[p] = host.primal[q];
+        out.dual[p] = host.dual[q];
+        out.status[std::size_t(p)] = host.status[std::size_t(q)];
+        out.iterations[std::size_t(p)] += host.iterations[std::size_t(q)];
+    }
+    return out;
+}
+
+}  // namespace zeronorm::detail

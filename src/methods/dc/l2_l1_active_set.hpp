@@ -1,0 +1,44 @@
+// Internal: the l2-l1-SVM duals of a batch by a sequence of box QPs through the backend's
+// batched primitives (the device form of solve_l2_l1_svm_batch). Not installed.
+#pragma once
+
+#include <cstdint>
+
+#include "zeronorm/core/backend.hpp"
+#include "zeronorm/methods/dc_svm.hpp"
+
+namespace zeronorm::detail {
+
+// z <- clip(z - theta y, 0, C) with theta such that y'z = 0: the projection onto the l2-l1
+// dual's constraints (l2_l1_dual.cpp).
+void project(Eigen::Ref<Vector> z, const Vector& y, double C);
+
+// The dual of every problem p (C[p], costs.col(p)) minimises
+//   F(beta) = sum_k phi_k(u_k) - e'beta,  u = X'(beta o y),  phi_k(u) = 1/2 S_{c_k}(u)^2,
+// over 0 <= beta <= C, y'beta = 0. phi_k is quadratic on each of its three pieces (u > c_k,
+// |u| <= c_k, u < -c_k), so with the pieces of the current u fixed (active features J with signs
+// s) F is the box QP
+//   min 1/2 beta' Y X_J X_J' Y beta + p'beta,  p = -e - Y X_J (s o c)_J,
+// one batched dense dual (SMO, then the Newton finish) for all problems of the batch: their
+// kernels X_J X_J' by one scaled_gram_batch over the union of the active columns, the linear
+// terms and u by products with X. Each round then moves beta toward its QP's solution with the
+// exact line search on F (convex, piecewise quadratic along the segment), so F never increases;
+// once the pieces are right the step is the optimum. A problem ends when its relative duality
+// gap (primal at w = S_c(u) with the optimal bias) is at most gap_tolerance (status Success);
+// after max_rounds, or when a round cannot decrease F, it keeps NoConvergence with its current
+// feasible beta for the caller's fallback (solve_l2_l1_svm_batch, the host pair solver).
+// The rounds' work is GEMM-shaped: per round about n^2 |J| per problem for the kernels, 3 n d
+// per problem for the products, and the n x n duals.
+L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const Vector& y,
+                                       const Vector& C, const Matrix& costs,
+                                       const Matrix& warm_beta, double gap_tolerance,
+                                       int max_rounds = 30);
+
+// solve_l2_l1_active_set, then the host pair solver (solve_l2_l1_svm_batch, max_iterations pair
+// steps) from its point for the problems it left open: what solve_l2_l1_svm_batch(backend, ...)
+// runs on a backend that prefers batched work.
+L2L1BatchResult solve_l2_l1_batched(Backend& backend, const Matrix& X, const Vector& y,
+                                    const Vector& C, const Matrix& costs, const Matrix& warm_beta,
+                                    double gap_tolerance, std::int64_t max_iterations);
+
+}  // namespace zeronorm::detail
