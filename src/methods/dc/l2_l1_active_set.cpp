@@ -64,6 +64,7 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
     out.status.assign(std::size_t(P), Status::NoConvergence);
     out.iterations.assign(std::size_t(P), 0);
     const DeviceMatrix dX = backend.upload(X);
+    const double row_norm2_max = X.rowwise().squaredNorm().maxCoeff();
 
     std::vector<Index> open(static_cast<std::size_t>(P));
     for (Index p = 0; p < P; ++p) open[std::size_t(p)] = p;
@@ -149,10 +150,16 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
             Y.col(r) = y;
             start.col(r) = out.beta.col(p) / C[p];
         }
+        // The QPs' KKT gap is in units of their gradients, which grow with C_p |x_i|^2: a
+        // tolerance relative to that scale (an absolute one below rounding would only run the
+        // SMO to its cap).
+        double scale = 1.0;
+        for (Index r = 0; r < R; ++r)
+            scale = std::max(scale, C[open[std::size_t(still[std::size_t(r)])]] * row_norm2_max);
         SmoOptions qp;
         qp.C = 1.0;
         qp.ridge = 0.0;
-        qp.tolerance = 1e-10;
+        qp.tolerance = 1e-9 * scale;
         const std::vector<SmoResult> solved =
             solve_dense_dual_batch(backend, K, Y, qp, &start, {}, terms);
         // The steps, and the exact line search along each.
@@ -177,9 +184,20 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
             if (!moving[std::size_t(r)]) continue;  // no step: left to the fallback
             const Vector c = costs.col(p);
             const double e_delta = delta.col(r).sum();
-            const Vector u = U.col(q), du = dU.col(r);
-            if (slope_at(0.0, u, du, c, e_delta) >= 0.0) continue;  // no descent: fallback
-            const double t = line_step(u, du, c, e_delta);
+            // Only features whose segment leaves [-c_k, c_k] contribute to F' along it.
+            std::vector<Index> crossing;
+            for (Index k = 0; k < d; ++k)
+                if (std::max(std::abs(U(k, q)), std::abs(U(k, q) + dU(k, r))) > c[k])
+                    crossing.push_back(k);
+            Vector u(Index(crossing.size())), du(u.size()), cc(u.size());
+            for (Index m = 0; m < u.size(); ++m) {
+                const Index k = crossing[std::size_t(m)];
+                u[m] = U(k, q);
+                du[m] = dU(k, r);
+                cc[m] = c[k];
+            }
+            if (slope_at(0.0, u, du, cc, e_delta) >= 0.0) continue;  // no descent: fallback
+            const double t = line_step(u, du, cc, e_delta);
             if (!(t > 0.0)) continue;
             out.beta.col(p) += t * delta.col(r);
             for (Index i = 0; i < n; ++i) out.beta(i, p) = std::clamp(out.beta(i, p), 0.0, C[p]);
@@ -209,15 +227,41 @@ L2L1BatchResult solve_l2_l1_batched(Backend& backend, const Matrix& X, const Vec
     }
     const L2L1BatchResult host = solve_l2_l1_svm_batch(X, y, C_left, costs_left, beta_left,
                                                        gap_tolerance, max_iterations);
+    // Where the pair solver cannot finish from the rounds' point (pair steps that no longer
+    // move beta in floating point), it runs once more from the caller's start, as without the
+    // rounds.
+    std::vector<Index> again;
+    for (Index q = 0; q < L; ++q)
+        if (host.status[std::size_t(q)] != Status::Success) again.push_back(q);
+    L2L1BatchResult retry;
+    if (!again.empty()) {
+        const Index A = Index(again.size());
+        Vector C_again(A);
+        Matrix costs_again(X.cols(), A), beta_again(X.rows(), A);
+        for (Index a = 0; a < A; ++a) {
+            const Index p = left[std::size_t(again[std::size_t(a)])];
+            C_again[a] = C[p];
+            costs_again.col(a) = costs.col(p);
+            beta_again.col(a) =
+                warm_beta.size() > 0 ? Vector(warm_beta.col(p)) : Vector(Vector::Zero(X.rows()));
+        }
+        retry = solve_l2_l1_svm_batch(X, y, C_again, costs_again, beta_again, gap_tolerance,
+                                      max_iterations);
+    }
     for (Index q = 0; q < L; ++q) {
         const Index p = left[std::size_t(q)];
-        out.beta.col(p) = host.beta.col(q);
-        out.w.col(p) = host.w.col(q);
-        out.b[p] = host.b[q];
-        out.primal[p] = host.primal[q];
-        out.dual[p] = host.dual[q];
-        out.status[std::size_t(p)] = host.status[std::size_t(q)];
-        out.iterations[std::size_t(p)] += host.iterations[std::size_t(q)];
+        const auto a = std::find(again.begin(), again.end(), q);
+        const bool retried = a != again.end();
+        const L2L1BatchResult& from = retried ? retry : host;
+        const Index k = retried ? Index(a - again.begin()) : q;
+        out.beta.col(p) = from.beta.col(k);
+        out.w.col(p) = from.w.col(k);
+        out.b[p] = from.b[k];
+        out.primal[p] = from.primal[k];
+        out.dual[p] = from.dual[k];
+        out.status[std::size_t(p)] = from.status[std::size_t(k)];
+        out.iterations[std::size_t(p)] += host.iterations[std::size_t(q)] +
+                                          (retried ? retry.iterations[std::size_t(k)] : 0);
     }
     return out;
 }
