@@ -14,8 +14,6 @@ namespace zeronorm::detail {
 
 namespace {
 
-double soft(double u, double c) { return u > c ? u - c : (u < -c ? u + c : 0.0); }
-
 // F'(t) along beta + t delta: sum_k S_c(u_k + t du_k) du_k - e'delta (non-decreasing in t).
 double slope_at(double t, const Vector& u, const Vector& du, const Vector& c, double e_delta) {
     double s = -e_delta;
@@ -85,9 +83,8 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
             const Index p = open[std::size_t(q)];
             const Vector w = W.col(q);
             const double b = optimal_bias(F.col(q), y);
-            const double hinge = (1.0 - y.array() * (F.col(q).array() + b)).max(0.0).sum();
-            const double primal =
-                C[p] * hinge + 0.5 * w.squaredNorm() + costs.col(p).dot(w.cwiseAbs());
+            const double primal = C[p] * hinge_sum(F.col(q), y, b) + 0.5 * w.squaredNorm() +
+                                  costs.col(p).dot(w.cwiseAbs());
             const double dual = out.beta.col(p).sum() - 0.5 * w.squaredNorm();
             out.w.col(p) = w;
             out.b[p] = b;
@@ -208,61 +205,63 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
     return out;
 }
 
+namespace {
+
+// The host pair solver on the problems `which` of the batch, started from starts.col(p) (or 0
+// when starts is empty); their results replace those in `out` (inner counts added) where
+// `replace(status)` accepts the host's status.
+template <class Replace>
+void host_solve(const Matrix& X, const Vector& y, const Vector& C, const Matrix& costs,
+                const Matrix& starts, const std::vector<Index>& which, double gap_tolerance,
+                std::int64_t max_iterations, L2L1BatchResult& out, Replace replace) {
+    if (which.empty()) return;
+    const Index L = Index(which.size());
+    Vector C_which(L);
+    Matrix costs_which(X.cols(), L), beta_which = Matrix::Zero(X.rows(), L);
+    for (Index q = 0; q < L; ++q) {
+        const Index p = which[std::size_t(q)];
+        C_which[q] = C[p];
+        costs_which.col(q) = costs.col(p);
+        if (starts.size() > 0) beta_which.col(q) = starts.col(p);
+    }
+    const L2L1BatchResult host = solve_l2_l1_svm_batch(X, y, C_which, costs_which, beta_which,
+                                                       gap_tolerance, max_iterations);
+    for (Index q = 0; q < L; ++q) {
+        const Index p = which[std::size_t(q)];
+        out.iterations[std::size_t(p)] += host.iterations[std::size_t(q)];
+        if (!replace(host.status[std::size_t(q)])) continue;
+        out.beta.col(p) = host.beta.col(q);
+        out.w.col(p) = host.w.col(q);
+        out.b[p] = host.b[q];
+        out.primal[p] = host.primal[q];
+        out.dual[p] = host.dual[q];
+        out.status[std::size_t(p)] = host.status[std::size_t(q)];
+    }
+}
+
+std::vector<Index> unsolved(const L2L1BatchResult& r) {
+    std::vector<Index> left;
+    for (std::size_t p = 0; p < r.status.size(); ++p)
+        if (r.status[p] != Status::Success) left.push_back(Index(p));
+    return left;
+}
+
+}  // namespace
+
 L2L1BatchResult solve_l2_l1_batched(Backend& backend, const Matrix& X, const Vector& y,
                                     const Vector& C, const Matrix& costs, const Matrix& warm_beta,
                                     double gap_tolerance, std::int64_t max_iterations) {
     L2L1BatchResult out =
         solve_l2_l1_active_set(backend, X, y, C, costs, warm_beta, gap_tolerance);
-    std::vector<Index> left;
-    for (Index p = 0; p < C.size(); ++p)
-        if (out.status[std::size_t(p)] != Status::Success) left.push_back(p);
-    if (left.empty()) return out;
-    const Index L = Index(left.size());
-    Vector C_left(L);
-    Matrix costs_left(X.cols(), L), beta_left(X.rows(), L);
-    for (Index q = 0; q < L; ++q) {
-        C_left[q] = C[left[std::size_t(q)]];
-        costs_left.col(q) = costs.col(left[std::size_t(q)]);
-        beta_left.col(q) = out.beta.col(left[std::size_t(q)]);
-    }
-    const L2L1BatchResult host = solve_l2_l1_svm_batch(X, y, C_left, costs_left, beta_left,
-                                                       gap_tolerance, max_iterations);
+    const Matrix rounds_beta = out.beta;
+    const auto always = [](Status) { return true; };
+    host_solve(X, y, C, costs, rounds_beta, unsolved(out), gap_tolerance, max_iterations, out,
+               always);
     // Where the pair solver cannot finish from the rounds' point (pair steps that no longer
     // move beta in floating point), it runs once more from the caller's start, as without the
-    // rounds.
-    std::vector<Index> again;
-    for (Index q = 0; q < L; ++q)
-        if (host.status[std::size_t(q)] != Status::Success) again.push_back(q);
-    L2L1BatchResult retry;
-    if (!again.empty()) {
-        const Index A = Index(again.size());
-        Vector C_again(A);
-        Matrix costs_again(X.cols(), A), beta_again(X.rows(), A);
-        for (Index a = 0; a < A; ++a) {
-            const Index p = left[std::size_t(again[std::size_t(a)])];
-            C_again[a] = C[p];
-            costs_again.col(a) = costs.col(p);
-            beta_again.col(a) =
-                warm_beta.size() > 0 ? Vector(warm_beta.col(p)) : Vector(Vector::Zero(X.rows()));
-        }
-        retry = solve_l2_l1_svm_batch(X, y, C_again, costs_again, beta_again, gap_tolerance,
-                                      max_iterations);
-    }
-    for (Index q = 0; q < L; ++q) {
-        const Index p = left[std::size_t(q)];
-        const auto a = std::find(again.begin(), again.end(), q);
-        const bool retried = a != again.end();
-        const L2L1BatchResult& from = retried ? retry : host;
-        const Index k = retried ? Index(a - again.begin()) : q;
-        out.beta.col(p) = from.beta.col(k);
-        out.w.col(p) = from.w.col(k);
-        out.b[p] = from.b[k];
-        out.primal[p] = from.primal[k];
-        out.dual[p] = from.dual[k];
-        out.status[std::size_t(p)] = from.status[std::size_t(k)];
-        out.iterations[std::size_t(p)] += host.iterations[std::size_t(q)] +
-                                          (retried ? retry.iterations[std::size_t(k)] : 0);
-    }
+    // rounds, its answer taken when that one finishes.
+    host_solve(X, y, C, costs, warm_beta, unsolved(out), gap_tolerance, max_iterations, out,
+               [](Status s) { return s == Status::Success; });
     return out;
 }
 

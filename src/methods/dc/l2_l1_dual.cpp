@@ -54,11 +54,19 @@ void project(Eigen::Ref<Vector> z, const Vector& y, double C) {
     for (Index i = 0; i < n; ++i) z[i] = std::clamp(z[i] - theta * y[i], 0.0, C);
 }
 
+double hinge_sum(const Vector& f, const Vector& y, double b) {
+    return (1.0 - y.array() * (f.array() + b)).max(0.0).sum();
+}
+
+double soft(double u, double c) { return u > c ? u - c : (u < -c ? u + c : 0.0); }
+
 }  // namespace detail
 
 namespace {
 
+using detail::hinge_sum;
 using detail::project;
+using detail::soft;
 
 
 // S_c(u) = sign(u) max(|u| - c, 0), column by column (costs d x P).
@@ -86,11 +94,6 @@ void check_batch(const Matrix& X, const Vector& y, const Vector& C, const Matrix
                "l2-l1 dual: feature costs must be finite and >= 0");
 }
 
-double hinge_sum(const Vector& f, const Vector& y, double b) {
-    return (1.0 - y.array() * (f.array() + b)).max(0.0).sum();
-}
-
-double soft(double u, double c) { return u > c ? u - c : (u < -c ? u + c : 0.0); }
 
 // The dual restricted to the features `J` (those outside J assumed to have |u_k| <= c_k), by a
 // primal-dual interior-point method (Mehrotra predictor-corrector). With
