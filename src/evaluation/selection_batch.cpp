@@ -71,9 +71,7 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
                                const SelectionEvaluationOptions& options,
                                const IndexVector& counts_desc, BatchPhaseSeconds& phases) {
     const SelectionOptions& sel = options.selection;
-    const Index P = c.y_train.cols();
-    const Index n = c.y_train.rows();
-    const Index d = c.blocks.train.cols() / P;
+    const Index P = c.splits(), n = c.train_rows(), d = c.features();
     const DeviceMatrix& X_train = c.blocks.train;
     PhaseClock clock;
     std::vector<AromPath> paths;
@@ -136,9 +134,7 @@ std::vector<Ranking> run_rfe(Backend& backend, const SplitBatch& c,
                              const SelectionEvaluationOptions& options,
                              const IndexVector& counts_desc, BatchPhaseSeconds& phases) {
     const SelectionOptions& sel = options.selection;
-    const Index P = c.y_train.cols();
-    const Index n = c.y_train.rows();
-    const Index d = c.blocks.train.cols() / P;
+    const Index P = c.splits(), n = c.train_rows(), d = c.features();
     PhaseClock clock;
     std::vector<RfeElimination> runs(std::size_t(P), RfeElimination(d, counts_desc, sel.rfe_fraction));
     const SmoOptions inner = dual_options(sel.smo, sel.C, sel.ridge);
@@ -158,11 +154,8 @@ std::vector<Ranking> run_rfe(Backend& backend, const SplitBatch& c,
             for (Index p = 0; p < P; ++p) {
                 const IndexVector& before = held[std::size_t(p)];
                 const Index offset = p * Index(before.size());
-                std::size_t k = 0;
-                for (const Index j : runs[std::size_t(p)].alive()) {
-                    while (before[k] != j) ++k;
-                    positions.push_back(offset + Index(k));
-                }
+                for (const Index k : positions_within(before, runs[std::size_t(p)].alive()))
+                    positions.push_back(offset + k);
             }
             narrowed = backend.select_columns(rounds == 1 ? c.blocks.train : narrowed, positions);
         }
@@ -202,8 +195,7 @@ std::vector<SplitEvaluation> evaluate_selections(Backend& backend, const SplitBa
                                                  const std::vector<Ranking>& rankings,
                                                  BatchPhaseSeconds& phases) {
     const SelectionOptions& sel = options.selection;
-    const Index P = c.y_train.cols();
-    const Index d = c.blocks.train.cols() / P;
+    const Index P = c.splits(), d = c.features();
     PhaseClock clock;
     std::vector<SplitEvaluation> out(static_cast<std::size_t>(P));
     const SmoOptions final_dual =

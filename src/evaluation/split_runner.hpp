@@ -74,6 +74,10 @@ struct SplitBatch {
     SplitBlocks blocks;  // n x (d P) and m x (d P)
     Matrix y_train;      // n x P
     Matrix y_test;       // m x P
+
+    Index splits() const { return y_train.cols(); }            // P
+    Index train_rows() const { return y_train.rows(); }        // n
+    Index features() const { return blocks.train.cols() / splits(); }  // d
 };
 SplitBatch gather_splits(Backend& backend, const DeviceMatrix& X, const Vector& y,
                          const std::vector<Fold>& folds, std::size_t first, std::size_t count,

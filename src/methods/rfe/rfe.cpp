@@ -102,15 +102,20 @@ ColumnTracker::ColumnTracker(Backend& backend, const Matrix& X)
     for (Index j = 0; j < X.cols(); ++j) columns_.push_back(j);
 }
 
+IndexVector positions_within(const IndexVector& held, const IndexVector& alive) {
+    IndexVector positions;
+    positions.reserve(alive.size());
+    std::size_t p = 0;
+    for (const Index j : alive) {
+        while (held[p] != j) ++p;
+        positions.push_back(Index(p));
+    }
+    return positions;
+}
+
 const DeviceMatrix& ColumnTracker::columns(const IndexVector& alive) {
-    if (alive != columns_) {  // alive is a subsequence of columns_, both ascending
-        IndexVector positions;
-        std::size_t p = 0;
-        for (const Index j : alive) {
-            while (columns_[p] != j) ++p;
-            positions.push_back(Index(p));
-        }
-        X_ = backend_.select_columns(X_, positions);
+    if (alive != columns_) {
+        X_ = backend_.select_columns(X_, positions_within(columns_, alive));
         columns_ = alive;
     }
     return X_;

@@ -52,6 +52,10 @@ private:
 Ranking eliminate_recursively(Index d, const IndexVector& counts_desc, double fraction,
                               const RfeCriterion& criterion_of);
 
+// The positions of `alive` within `held` (both ascending, alive a subsequence of held): the
+// columns to keep of a matrix whose columns are `held`.
+IndexVector positions_within(const IndexVector& held, const IndexVector& alive);
+
 // The data in the backend's memory restricted to the alive columns, narrowed by one column
 // selection per round on the previous round's matrix.
 class ColumnTracker {
