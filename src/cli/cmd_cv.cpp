@@ -55,8 +55,8 @@ public:
         app->add_option("--schedule", schedule,
                         "Splits one by one (per-split) or all together through batched products "
                         "and solvers (batched: the svm and its C grid with equal split sizes; "
-                        "l2-arom and rfe with two classes and ridge > 0 or finite C); auto: batched on "
-                        "cuda where it applies")
+                        "l2-arom and rfe with two classes and ridge > 0 or finite C); auto: "
+                        "batched on cuda where it applies")
             ->check(CLI::IsMember({"auto", "per-split", "batched"}))
             ->capture_default_str();
         app->add_option("--precision", precision,
@@ -92,22 +92,23 @@ public:
         const std::vector<Fold> split = make_folds(data);
         if (plain_svm || protocol()) require_two_classes(data, data_path, "cv");
         if (!backend) backend = choose_cv_backend(data, split, plain_svm);
-        for (int run = 1; run <= repeat; ++run) {
-            const bool last = run == repeat;
-            if (plain_svm) {
-                const SvmEvaluation e = evaluate_svm(*backend, data, split);
+        // --repeat: every run timed, the last one reported.
+        const auto run_and_report = [&](auto evaluate, auto report) {
+            for (int run = 1; run <= repeat; ++run) {
+                const auto e = evaluate();
                 run_seconds_.push_back(e.seconds);
-                if (last) report_svm(data, e);
-            } else if (protocol()) {
-                const ValidationProtocolResult e = evaluate_protocol(*backend, data, split);
-                run_seconds_.push_back(e.seconds);
-                if (last) report_protocol(e);
-            } else {
-                const SelectionEvaluation e = evaluate_path(*backend, data, split);
-                run_seconds_.push_back(e.seconds);
-                if (last) report_path(e);
+                if (run == repeat) report(e);
             }
-        }
+        };
+        if (plain_svm)
+            run_and_report([&] { return evaluate_svm(*backend, data, split); },
+                           [&](const SvmEvaluation& e) { report_svm(data, e); });
+        else if (protocol())
+            run_and_report([&] { return evaluate_protocol(*backend, data, split); },
+                           [&](const ValidationProtocolResult& e) { report_protocol(e); });
+        else
+            run_and_report([&] { return evaluate_path(*backend, data, split); },
+                           [&](const SelectionEvaluation& e) { report_path(e); });
     }
 
     // --backend auto: the device pays only where the splits run as one batch (the svm and its C
@@ -119,9 +120,8 @@ public:
         const std::string what = scheme(split.size()) + " of " + selection.method;
         // The selections batch with a bounded inner dual (-C given or --ridge > 0).
         const bool bounded = svm.C_given() || svm.ridge > 0;
-        const bool batches =
-            data.is_binary() &&
-            (plain_svm || ((selection.method == "l2-arom" || selection.method == "rfe") && bounded));
+        const bool batching_method = selection.method == "l2-arom" || selection.method == "rfe";
+        const bool batches = data.is_binary() && (plain_svm || (batching_method && bounded));
         if (!batches) {
             progress(common, "backend auto: cpu (" + what +
                                  " runs split by split, which the CPU's workers serve best)");
@@ -140,8 +140,8 @@ public:
                                             : (d - r) * (d + r) / (2.0 * d);
         }
         const double n = double(split.front().train.size());
-        return choose_backend(common,
-                              estimated_cpu_seconds(double(split.size()), n, d, passes, true), what);
+        const double problems = double(split.size());
+        return choose_backend(common, estimated_cpu_seconds(problems, n, d, passes, true), what);
     }
 
     // The JSON result, with every run's seconds when --repeat ran it more than once.

@@ -136,11 +136,13 @@ std::vector<Ranking> run_rfe(Backend& backend, const SplitBatch& c,
     const SelectionOptions& sel = options.selection;
     const Index P = c.splits(), n = c.train_rows(), d = c.features();
     PhaseClock clock;
-    std::vector<RfeElimination> runs(std::size_t(P), RfeElimination(d, counts_desc, sel.rfe_fraction));
+    std::vector<RfeElimination> runs(std::size_t(P),
+                                     RfeElimination(d, counts_desc, sel.rfe_fraction));
     const SmoOptions inner = dual_options(sel.smo, sel.C, sel.ridge);
     Matrix beta = Matrix::Zero(n, P);  // warm starts
     DeviceMatrix narrowed;  // from the second round: every split's alive columns, side by side
-    std::vector<IndexVector> held(static_cast<std::size_t>(P));  // the original columns of each split's block
+    // The original columns of each split's block.
+    std::vector<IndexVector> held(static_cast<std::size_t>(P));
     std::int64_t rounds = 0;
     while (runs.front().running()) {
         const Index r = Index(runs.front().alive().size());

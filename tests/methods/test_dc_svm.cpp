@@ -391,9 +391,9 @@ TEST(DcGrid, L2L0GridEqualsSingleFits) {
 }
 
 // The l2-l0 grid with its duals as batched rounds of box QPs through a backend (n <= d: the
-// route on every backend, device work on CUDA) against the host pair solver. The first DCA step is convex
-// (the l2-l1-SVM with costs nu alpha e^{-alpha}): both give its w within what their 1e-8 gaps
-// allow (the primal is 1-strongly convex in w). The whole DCAs, non-convex, may part where the
+// route on every backend, device work on CUDA) against the host pair solver. The first DCA
+// step is convex (the l2-l1-SVM with costs nu alpha e^{-alpha}): both give its w within what
+// their 1e-8 gaps allow (the primal is 1-strongly convex in w). The whole DCAs, non-convex, may part where the
 // two solvers' w differ within those gaps; each converges with a non-increasing objective.
 TEST(DcGrid, L2L0GridThroughBatchedRoundsEqualsTheHostSolver) {
     SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));

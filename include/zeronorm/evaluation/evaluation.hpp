@@ -24,8 +24,9 @@ struct SelectionEvaluationOptions {
     // every split (the final classifiers likewise), the scales staying in the backend's memory
     // and only the per-split bookkeeping on the host; it serves l2-AROM (and linear RFE, whose
     // rounds advance in lockstep: per round one column selection, one batched Gram, dual and
-    // weight product over the alive features) on two classes (+-1 labels) with a bounded inner dual (finite C or ridge > 0, for the final
-    // classifier too) and splits of equal training and test sizes. Results agree with PerSplit
+    // weight product over the alive features) on two classes (+-1 labels) with a bounded inner
+    // dual (finite C or ridge > 0, for the final classifier too) and splits of equal training
+    // and test sizes. Results agree with PerSplit
     // to solver tolerance (pruned features are zero-scaled instead of dropped, so sums differ by
     // rounding).
     using Schedule = EvaluationSchedule;

@@ -70,7 +70,8 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
         const Index Q = Index(open.size());
         // u = X'(beta o y) and f = X S_c(u) for the open problems: their gaps.
         Matrix coef(n, Q);
-        for (Index q = 0; q < Q; ++q) coef.col(q) = out.beta.col(open[std::size_t(q)]).cwiseProduct(y);
+        for (Index q = 0; q < Q; ++q)
+            coef.col(q) = out.beta.col(open[std::size_t(q)]).cwiseProduct(y);
         const Matrix U = backend.download(product(backend, true, dX, coef));
         Matrix W(d, Q);
         for (Index q = 0; q < Q; ++q) {
