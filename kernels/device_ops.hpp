@@ -130,12 +130,13 @@ struct NewtonDeviceBatch {
     double C = 1.0;              // may be +inf
     double ridge = 0.0;
     double tolerance = 1e-3;
+    double singular_pivot = 0.0;  // pivots <= this times the largest free diagonal: to the host
 };
 
 // How the device's Newton finish of a problem ended: finished (a round met the tolerance), not
 // finished (the free set emptied, nu or a solution was not finite, or no round met the
-// tolerance), or for the host: the free variables' system had no Cholesky factorisation (a
-// singular or indefinite Q_FF), where the host's pivoted LDLT decides.
+// tolerance), or for the host: the free variables' system had no Cholesky factorisation with
+// pivots above the singular floor (a singular or indefinite Q_FF), where the host rule decides.
 enum NewtonDeviceStatus : int { kNewtonOpen = 0, kNewtonFinished = 1, kNewtonToHost = 2 };
 
 // Whether a problem of size n fits the shared memory a block may opt in to on a device with

@@ -8,9 +8,9 @@
 // variables that leave the box go to the bound they crossed; once inside, the KKT gap of the
 // full gradient decides; otherwise bounded variables whose multiplier has the wrong sign become
 // free. The host recomputes the gap, bias and objective from the beta and gradient written here.
-// Where the Cholesky factorisation fails (Q_FF singular or indefinite, which the host's pivoted
-// LDLT may still solve) the problem is marked kNewtonToHost and the host rule finishes it, so
-// both backends agree.
+// Where the Cholesky factorisation fails or meets a pivot near zero (Q_FF singular or
+// indefinite, which the host solves by a least-norm step) the problem is marked kNewtonToHost
+// and the host rule finishes it, so both backends agree.
 #include <cub/block/block_reduce.cuh>
 
 #include <cmath>
@@ -98,12 +98,19 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
         }
         __syncthreads();
 
-        // Cholesky, column by column (right-looking), lower triangle.
+        // Cholesky, column by column (right-looking), lower triangle. A pivot at most
+        // singular_pivot times the largest free diagonal marks Q_FF as (nearly) singular: the
+        // host's rule solves those systems differently, so they go to the host.
+        double diagonal_max = 0.0;
+        for (int i = threadIdx.x; i < n; i += kThreads)
+            if (side[i] == kFree) diagonal_max = fmax(diagonal_max, fabs(Q(i, i)));
+        diagonal_max = block_reduce(diagonal_max, Max(), storage, &slot);
+        const double pivot_floor = b.singular_pivot * diagonal_max;
         bool factored = true;
         for (int k = 0; k < n; ++k) {
             if (threadIdx.x == 0) {
                 const double pivot = M[k + i64(k) * n];
-                flag = pivot > 0.0 && isfinite(pivot);
+                flag = pivot > pivot_floor && pivot > 0.0 && isfinite(pivot);
                 if (flag) M[k + i64(k) * n] = sqrt(pivot);
             }
             __syncthreads();

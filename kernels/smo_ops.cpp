@@ -346,6 +346,7 @@ std::vector<SmoResult> CudaSmoOps::newton_finish_batch(const DeviceMatrix& K, co
     batch.n = static_cast<int>(n);
     batch.problems = P;
     batch.rounds = detail::kNewtonRounds;
+    batch.singular_pivot = detail::kDeviceSingularPivot;
     batch.C = options.C;
     batch.ridge = options.ridge;
     batch.tolerance = options.tolerance;

@@ -1,6 +1,7 @@
 #include "solvers/dense_dual.hpp"
 
 #include <Eigen/Cholesky>
+#include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -42,35 +43,63 @@ std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const 
     Matrix Q = y.asDiagonal() * K * y.asDiagonal();
     Q.diagonal().array() += options.ridge;
 
+    // Each round solves for the step from `base` (the coarse point, clipped to the box): where
+    // Q_FF is singular (fewer features than free variables) the system has many solutions, and
+    // the one nearest the SMO point is the one likely to stay inside the box.
+    const Vector base = coarse_beta.cwiseMax(0.0).cwiseMin(C);
     for (int round = 0; round < kNewtonRounds; ++round) {
         IndexVector free;
         Vector beta = Vector::Zero(n);
         for (Index i = 0; i < n; ++i) {
-            if (side[std::size_t(i)] == Side::Free) free.push_back(i);
+            if (side[std::size_t(i)] == Side::Free) {
+                free.push_back(i);
+                beta[i] = base[i];
+            }
             if (side[std::size_t(i)] == Side::Upper) beta[i] = C;
         }
         if (free.empty()) return std::nullopt;
         const Index m = Index(free.size());
-        // rhs = -p_F - Q_FU C 1 (from beta, which holds C on U and 0 elsewhere).
-        const Vector Q_beta_bounds = Q * beta;
+        // The step on F: Q_FF step + nu y_F = -g_F (g the gradient at beta), y_F' step = gap in
+        // the equality constraint.
+        const Vector g_at =
+            svm_dual ? Vector(Q * beta - Vector::Ones(n)) : Vector(Q * beta + terms.p);
         Matrix Q_FF(m, m);
         Vector rhs(m), y_F(m);
         for (Index a = 0; a < m; ++a) {
             const Index i = free[std::size_t(a)];
             y_F[a] = y[i];
-            rhs[a] = (svm_dual ? 1.0 : -terms.p[i]) - Q_beta_bounds[i];
+            rhs[a] = -g_at[i];
             for (Index b = 0; b < m; ++b) Q_FF(a, b) = Q(i, free[std::size_t(b)]);
         }
+        const double equality_gap = terms.delta - y.dot(beta);
+        Vector step;
+        double nu = 0.0;
         const Eigen::LDLT<Matrix> ldlt(Q_FF);
         if (ldlt.info() != Eigen::Success) return std::nullopt;
-        const Vector a = ldlt.solve(rhs), b = ldlt.solve(y_F);
-        const double yb = y_F.dot(b);
-        const double y_beta_bounds = y.dot(beta);  // C times the sum of y over U
-        if (!(std::abs(yb) > 0) || !a.allFinite() || !b.allFinite()) return std::nullopt;
-        // y'beta = delta: y_F'(a - nu b) + C y_U'1 = delta.
-        const double nu = (y_F.dot(a) + y_beta_bounds - terms.delta) / yb;
-        const Vector beta_F = a - nu * b;
-        if (!beta_F.allFinite()) return std::nullopt;
+        const Vector pivots = ldlt.vectorD().cwiseAbs();
+        if (pivots.minCoeff() > kSingularPivot * pivots.maxCoeff()) {
+            const Vector a = ldlt.solve(rhs), b = ldlt.solve(y_F);
+            const double yb = y_F.dot(b);
+            if (!(std::abs(yb) > 0) || !a.allFinite() || !b.allFinite()) return std::nullopt;
+            nu = (y_F.dot(a) - equality_gap) / yb;
+            step = a - nu * b;
+        } else {
+            // Singular: the least-norm solution of the bordered system [Q_FF y_F; y_F' 0].
+            Matrix M(m + 1, m + 1);
+            M.topLeftCorner(m, m) = Q_FF;
+            M.col(m).head(m) = y_F;
+            M.row(m).head(m) = y_F.transpose();
+            M(m, m) = 0.0;
+            Vector right(m + 1);
+            right.head(m) = rhs;
+            right[m] = equality_gap;
+            const Vector solution = Eigen::CompleteOrthogonalDecomposition<Matrix>(M).solve(right);
+            step = solution.head(m);
+            nu = solution[m];
+        }
+        if (!step.allFinite() || !std::isfinite(nu)) return std::nullopt;
+        Vector beta_F(m);
+        for (Index k = 0; k < m; ++k) beta_F[k] = beta[free[std::size_t(k)]] + step[k];
 
         bool left_box = false;
         for (Index k = 0; k < m; ++k) {

@@ -37,12 +37,23 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
 // Active-set rounds of the Newton finish (SmoOps::newton_finish_batch) before giving up.
 constexpr int kNewtonRounds = 8;
 
+// An LDLT pivot of Q_FF at most kSingularPivot times its largest marks the system as singular
+// (rounding leaves such pivots near 1e-17 rather than 0, and dividing by them throws the step
+// far out of the box): newton_finish then takes the least-norm step. The device's unpivoted
+// Cholesky hands a problem to the host at a pivot below kDeviceSingularPivot times the largest
+// diagonal, a margin that keeps every system the host would call singular off the device.
+constexpr double kSingularPivot = 1e-11;
+constexpr double kDeviceSingularPivot = 1e-8;
+
 // The Newton finish of one problem (linear term and right-hand side in `terms`) from the SMO
 // point coarse_beta, on the host (the reference, the CPU backend's newton_finish_batch and the
 // CUDA backend's for the problems its device code does not finish): the finished result
-// (Success, with bias, objective and KKT gap, iterations 0), or nothing. Each round solves the
-// free variables' system by a pivoted LDLT, which also takes a positive semidefinite (singular)
-// Q_FF; the round gives up only where that solve or nu is not finite.
+// (Success, with bias, objective and KKT gap, iterations 0), or nothing. Each round solves for
+// the step from the coarse point on the free variables: by a pivoted LDLT of Q_FF, or where
+// Q_FF is singular (fewer features than free variables, as with linear kernels of a few
+// features) the least-norm solution of the bordered system [Q_FF y_F; y_F' 0], the step that
+// stays nearest the SMO point among the many; the round gives up only where the step or nu is
+// not finite.
 std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const Vector& y,
                                        const SmoOptions& options, const Vector& coarse_beta,
                                        const SmoTerms& terms = {});

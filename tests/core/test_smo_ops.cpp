@@ -213,8 +213,9 @@ TEST_P(SmoOpsGeneral, RejectsBadTerms) {
 }
 
 // Linear kernels of few features: the free variables' Q_FF (rank <= d) is singular at most
-// SMO points. The device's Cholesky fails there and hands the problem to the host rule, so every
-// backend finishes exactly the problems detail::newton_finish finishes, with its solutions.
+// SMO points. The device's Cholesky meets a pivot near zero there and hands the problem to the
+// host rule, so every backend finishes exactly the problems detail::newton_finish finishes, with
+// its solutions.
 TEST_P(SmoOpsGeneral, NewtonFinishOfSingularSystemsIsTheHostRule) {
     ZN_BACKEND_OR_SKIP(backend, GetParam());
     ZN_SEED_TRACE();

@@ -22,15 +22,45 @@ double slope_at(double t, const Vector& u, const Vector& du, const Vector& c, do
 }
 
 // The minimiser over [0, 1] of the convex F along the segment, from its slope: 1 when F still
-// decreases at 1, else the slope's root by bisection (F' is piecewise linear and monotone).
+// decreases at 1, else the root of F'. F' is continuous and piecewise linear: feature k adds
+// du_k^2 to its rate while |u_k + t du_k| > c_k, so the root is found by walking the points
+// where features enter or leave that range in order of t, O(m log m), instead of bisecting.
 double line_step(const Vector& u, const Vector& du, const Vector& c, double e_delta) {
+    const double slope0 = slope_at(0.0, u, du, c, e_delta);
+    if (slope0 >= 0.0) return 0.0;
     if (slope_at(1.0, u, du, c, e_delta) <= 0.0) return 1.0;
-    double lo = 0.0, hi = 1.0;
-    for (int k = 0; k < 60 && hi - lo > 1e-15; ++k) {
-        const double mid = 0.5 * (lo + hi);
-        (slope_at(mid, u, du, c, e_delta) <= 0.0 ? lo : hi) = mid;
+    double rate = 0.0;  // d F'/dt just after t = 0
+    struct Event {
+        double t, change;
+    };
+    std::vector<Event> events;
+    for (Index k = 0; k < u.size(); ++k) {
+        const double a = du[k] * du[k];
+        if (a == 0.0) continue;
+        if (c[k] == 0.0) {  // S_0 is the identity: always on
+            rate += a;
+            continue;
+        }
+        const bool on = std::abs(u[k]) > c[k] || (u[k] == c[k] && du[k] > 0) ||
+                        (u[k] == -c[k] && du[k] < 0);
+        if (on) rate += a;
+        // Reaching +c moving up enters, moving down leaves; -c the other way round.
+        const double to_upper = (c[k] - u[k]) / du[k], to_lower = (-c[k] - u[k]) / du[k];
+        if (to_upper > 0.0 && to_upper < 1.0) events.push_back({to_upper, du[k] > 0 ? a : -a});
+        if (to_lower > 0.0 && to_lower < 1.0) events.push_back({to_lower, du[k] < 0 ? a : -a});
     }
-    return lo;
+    std::sort(events.begin(), events.end(),
+              [](const Event& x, const Event& y) { return x.t < y.t; });
+    double t = 0.0, slope = slope0;
+    for (const Event& e : events) {
+        const double at_event = slope + rate * (e.t - t);
+        if (at_event >= 0.0) break;
+        t = e.t;
+        slope = at_event;
+        rate = std::max(rate + e.change, 0.0);
+    }
+    // The root on the last piece; F' > 0 at 1, so it lies before 1 (rounding aside).
+    return rate > 0.0 ? std::clamp(t - slope / rate, t, 1.0) : t;
 }
 
 DeviceMatrix product(Backend& backend, bool trans_a, const DeviceMatrix& A, const Matrix& B) {
@@ -38,6 +68,12 @@ DeviceMatrix product(Backend& backend, bool trans_a, const DeviceMatrix& A, cons
     backend.gemm(trans_a, false, 1.0, A, backend.upload(B), 0.0, out);
     return out;
 }
+
+// The QP solver's iterations per round, per variable: a round only needs a descent direction
+// (the line search on F keeps every round monotone), and SMO on the rank-deficient kernels of
+// few active features at a large box crawls (hundreds of thousands of steps at n = 28), so a
+// capped solve hands over to the next round, which starts from the better point.
+constexpr std::int64_t kQpStepsPerVariable = 5;
 
 }  // namespace
 
@@ -64,19 +100,22 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
     const DeviceMatrix dX = backend.upload(X);
     const double row_norm2_max = X.rowwise().squaredNorm().maxCoeff();
 
+    // u = X'(beta o y) of every problem, carried along the steps (u += t du).
+    Matrix U(d, P);
+    {
+        Matrix coef(n, P);
+        for (Index p = 0; p < P; ++p) coef.col(p) = out.beta.col(p).cwiseProduct(y);
+        U = backend.download(product(backend, true, dX, coef));
+    }
     std::vector<Index> open(static_cast<std::size_t>(P));
     for (Index p = 0; p < P; ++p) open[std::size_t(p)] = p;
     for (int round = 0; round <= max_rounds && !open.empty(); ++round) {
         const Index Q = Index(open.size());
-        // u = X'(beta o y) and f = X S_c(u) for the open problems: their gaps.
-        Matrix coef(n, Q);
-        for (Index q = 0; q < Q; ++q)
-            coef.col(q) = out.beta.col(open[std::size_t(q)]).cwiseProduct(y);
-        const Matrix U = backend.download(product(backend, true, dX, coef));
+        // w = S_c(u), f = X w and the gaps.
         Matrix W(d, Q);
         for (Index q = 0; q < Q; ++q) {
-            const Vector c = costs.col(open[std::size_t(q)]);
-            for (Index k = 0; k < d; ++k) W(k, q) = soft(U(k, q), c[k]);
+            const Index p = open[std::size_t(q)];
+            for (Index k = 0; k < d; ++k) W(k, q) = soft(U(k, p), costs(k, p));
         }
         const Matrix F = backend.download(product(backend, false, dX, W));
         std::vector<Index> still;
@@ -101,36 +140,43 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
 
         // The pieces at u: active features (|u_k| > c_k, or c_k = 0) with their signs.
         const Index R = Index(still.size());
-        std::vector<char> in_union(static_cast<std::size_t>(d), 0);
+        std::vector<IndexVector> active(static_cast<std::size_t>(R));
         Matrix G = Matrix::Zero(d, R);  // s o c on the active features
-        Matrix mask = Matrix::Zero(d, R);
+        Index J = 0;                    // the longest active list
         for (Index r = 0; r < R; ++r) {
-            const Index q = still[std::size_t(r)];
-            const Vector c = costs.col(open[std::size_t(q)]);
+            const Index p = open[std::size_t(still[std::size_t(r)])];
+            IndexVector& list = active[std::size_t(r)];
             for (Index k = 0; k < d; ++k) {
-                const double u = U(k, q);
-                if (c[k] > 0 && std::abs(u) <= c[k]) continue;
-                mask(k, r) = 1.0;
-                G(k, r) = u > 0 ? c[k] : -c[k];
-                in_union[std::size_t(k)] = 1;
+                const double u = U(k, p), c = costs(k, p);
+                if (c > 0 && std::abs(u) <= c) continue;
+                G(k, r) = u > 0 ? c : -c;
+                list.push_back(k);
             }
+            J = std::max(J, Index(list.size()));
         }
-        IndexVector active_union;
-        for (Index k = 0; k < d; ++k)
-            if (in_union[std::size_t(k)]) active_union.push_back(k);
-        const Index J = Index(active_union.size());
-        // Each problem's kernel C_p X_J X_J' (unit box below): one scaled Gram over the union's
-        // columns, problem r scaled by sqrt(C_p) on its own active features.
+        // Problem r's QP in units of its gradients, which grow with C_p |x_i|^2: scaled by
+        // 1/s_r, s_r = max(1, C_p max_i |x_i|^2), so that the SMO's tolerances (the requested
+        // one and the Newton finish's coarse stages) mean the same for every C. Its kernel
+        // (C_p / s_r) X_J X_J' (unit box below) comes from one scaled Gram batch, block r the
+        // problem's own active columns scaled by sqrt(C_p / s_r), padded to the longest list
+        // with column 0 at scale 0 (the lists are short beside the d features and differ
+        // between problems, so a shared union of them would be wider).
+        Vector unit(R);
+        for (Index r = 0; r < R; ++r)
+            unit[r] = std::max(1.0, C[open[std::size_t(still[std::size_t(r)])]] * row_norm2_max);
         DeviceMatrix K;
         if (J > 0) {
             IndexVector columns;
             columns.reserve(std::size_t(J * R));
-            Matrix Z(J, R);
+            Matrix Z = Matrix::Zero(J, R);
             for (Index r = 0; r < R; ++r) {
-                const double scale = std::sqrt(C[open[std::size_t(still[std::size_t(r)])]]);
+                const double scale =
+                    std::sqrt(C[open[std::size_t(still[std::size_t(r)])]] / unit[r]);
+                const IndexVector& list = active[std::size_t(r)];
                 for (Index j = 0; j < J; ++j) {
-                    columns.push_back(active_union[std::size_t(j)]);
-                    Z(j, r) = scale * mask(active_union[std::size_t(j)], r);
+                    const bool real = j < Index(list.size());
+                    columns.push_back(real ? list[std::size_t(j)] : 0);
+                    if (real) Z(j, r) = scale;
                 }
             }
             const DeviceMatrix blocks = backend.select_columns(dX, columns);
@@ -138,26 +184,21 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
         } else {
             K = backend.upload(Matrix::Zero(n, n * R));
         }
-        // p = -e - y o (X (s o c)); beta = C_p beta~ with beta~ in [0, 1].
+        // p = (-e - y o (X (s o c))) / s_r; beta = C_p beta~ with beta~ in [0, 1].
         const Matrix XG = backend.download(product(backend, false, dX, G));
         SmoBatchTerms terms{Matrix(n, R), Vector::Zero(R)};
         Matrix Y(n, R), start(n, R);
         for (Index r = 0; r < R; ++r) {
             const Index p = open[std::size_t(still[std::size_t(r)])];
-            terms.p.col(r) = (-1.0 - y.array() * XG.col(r).array()).matrix();
+            terms.p.col(r) = (-1.0 - y.array() * XG.col(r).array()).matrix() / unit[r];
             Y.col(r) = y;
             start.col(r) = out.beta.col(p) / C[p];
         }
-        // The QPs' KKT gap is in units of their gradients, which grow with C_p |x_i|^2: a
-        // tolerance relative to that scale (an absolute one below rounding would only run the
-        // SMO to its cap).
-        double scale = 1.0;
-        for (Index r = 0; r < R; ++r)
-            scale = std::max(scale, C[open[std::size_t(still[std::size_t(r)])]] * row_norm2_max);
         SmoOptions qp;
         qp.C = 1.0;
         qp.ridge = 0.0;
-        qp.tolerance = 1e-9 * scale;
+        qp.tolerance = 1e-9;
+        qp.max_iterations = kQpStepsPerVariable * n + 100;
         const std::vector<SmoResult> solved =
             solve_dense_dual_batch(backend, K, Y, qp, &start, {}, terms);
         // The steps, and the exact line search along each.
@@ -177,28 +218,26 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
         const Matrix dU = backend.download(product(backend, true, dX, delta_coef));
         std::vector<Index> next;
         for (Index r = 0; r < R; ++r) {
-            const Index q = still[std::size_t(r)];
-            const Index p = open[std::size_t(q)];
+            const Index p = open[std::size_t(still[std::size_t(r)])];
             if (!moving[std::size_t(r)]) continue;  // no step: left to the fallback
-            const Vector c = costs.col(p);
             const double e_delta = delta.col(r).sum();
             // Only features whose segment leaves [-c_k, c_k] contribute to F' along it.
             std::vector<Index> crossing;
             for (Index k = 0; k < d; ++k)
-                if (std::max(std::abs(U(k, q)), std::abs(U(k, q) + dU(k, r))) > c[k])
+                if (std::max(std::abs(U(k, p)), std::abs(U(k, p) + dU(k, r))) > costs(k, p))
                     crossing.push_back(k);
             Vector u(Index(crossing.size())), du(u.size()), cc(u.size());
             for (Index m = 0; m < u.size(); ++m) {
                 const Index k = crossing[std::size_t(m)];
-                u[m] = U(k, q);
+                u[m] = U(k, p);
                 du[m] = dU(k, r);
-                cc[m] = c[k];
+                cc[m] = costs(k, p);
             }
-            if (slope_at(0.0, u, du, cc, e_delta) >= 0.0) continue;  // no descent: fallback
             const double t = line_step(u, du, cc, e_delta);
-            if (!(t > 0.0)) continue;
+            if (!(t > 0.0)) continue;  // no descent: left to the fallback
             out.beta.col(p) += t * delta.col(r);
             for (Index i = 0; i < n; ++i) out.beta(i, p) = std::clamp(out.beta(i, p), 0.0, C[p]);
+            U.col(p) += t * dU.col(r);  // the clamp moves beta by rounding only
             next.push_back(p);
         }
         open = std::move(next);
