@@ -12,9 +12,9 @@ namespace zeronorm::detail {
 // z <- clip(z - theta y, 0, C) with theta such that y'z = 0: the projection onto the l2-l1
 // dual's constraints (l2_l1_dual.cpp).
 void project(Eigen::Ref<Vector> z, const Vector& y, double C);
-// sum_i (1 - y_i (f_i + b))_+, and the soft-threshold S_c(u) of one entry (l2_l1_dual.cpp).
+// sum_i (1 - y_i (f_i + b))_+ (l2_l1_dual.cpp), and the soft-threshold S_c(u) of one entry.
 double hinge_sum(const Vector& f, const Vector& y, double b);
-double soft(double u, double c);
+inline double soft(double u, double c) { return u > c ? u - c : (u < -c ? u + c : 0.0); }
 
 // The dual of every problem p (C[p], costs.col(p)) minimises
 //   F(beta) = sum_k phi_k(u_k) - e'beta,  u = X'(beta o y),  phi_k(u) = 1/2 S_{c_k}(u)^2,

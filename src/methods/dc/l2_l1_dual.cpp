@@ -58,8 +58,6 @@ double hinge_sum(const Vector& f, const Vector& y, double b) {
     return (1.0 - y.array() * (f.array() + b)).max(0.0).sum();
 }
 
-double soft(double u, double c) { return u > c ? u - c : (u < -c ? u + c : 0.0); }
-
 }  // namespace detail
 
 namespace {
