@@ -69,6 +69,24 @@ DeviceMatrix product(Backend& backend, bool trans_a, const DeviceMatrix& A, cons
     return out;
 }
 
+// The problems (indices into lists) in groups whose list lengths are within a factor two:
+// sorted by length, a group closes before the first list longer than twice its shortest (at
+// most about log2 of the longest groups).
+std::vector<std::vector<Index>> groups_by_length(const std::vector<IndexVector>& lists) {
+    std::vector<Index> order(lists.size());
+    for (std::size_t r = 0; r < lists.size(); ++r) order[r] = Index(r);
+    const auto length = [&](Index r) { return Index(lists[std::size_t(r)].size()); };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](Index a, Index b) { return length(a) < length(b); });
+    std::vector<std::vector<Index>> groups;
+    for (const Index r : order) {
+        if (groups.empty() || length(r) > 2 * std::max<Index>(1, length(groups.back().front())))
+            groups.emplace_back();
+        groups.back().push_back(r);
+    }
+    return groups;
+}
+
 // The QP solver's iterations per round, per variable: a round only needs a descent direction
 // (the line search on F keeps every round monotone), and SMO on the rank-deficient kernels of
 // few active features at a large box crawls (hundreds of thousands of steps at n = 28), so a
@@ -142,7 +160,6 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
         const Index R = Index(still.size());
         std::vector<IndexVector> active(static_cast<std::size_t>(R));
         Matrix G = Matrix::Zero(d, R);  // s o c on the active features
-        Index J = 0;                    // the longest active list
         for (Index r = 0; r < R; ++r) {
             const Index p = open[std::size_t(still[std::size_t(r)])];
             IndexVector& list = active[std::size_t(r)];
@@ -152,55 +169,59 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
                 G(k, r) = u > 0 ? c : -c;
                 list.push_back(k);
             }
-            J = std::max(J, Index(list.size()));
         }
         // Problem r's QP in units of its gradients, which grow with C_p |x_i|^2: scaled by
         // 1/s_r, s_r = max(1, C_p max_i |x_i|^2), so that the SMO's tolerances (the requested
-        // one and the Newton finish's coarse stages) mean the same for every C. Its kernel
-        // (C_p / s_r) X_J X_J' (unit box below) comes from one scaled Gram batch, block r the
-        // problem's own active columns scaled by sqrt(C_p / s_r), padded to the longest list
-        // with column 0 at scale 0 (the lists are short beside the d features and differ
-        // between problems, so a shared union of them would be wider).
+        // one and the Newton finish's coarse stages) mean the same for every C.
+        // p = (-e - y o (X (s o c))) / s_r; beta = C_p beta~ with beta~ in [0, 1].
         Vector unit(R);
         for (Index r = 0; r < R; ++r)
             unit[r] = std::max(1.0, C[open[std::size_t(still[std::size_t(r)])]] * row_norm2_max);
-        DeviceMatrix K;
-        if (J > 0) {
-            IndexVector columns;
-            columns.reserve(std::size_t(J * R));
-            Matrix Z = Matrix::Zero(J, R);
-            for (Index r = 0; r < R; ++r) {
-                const double scale =
-                    std::sqrt(C[open[std::size_t(still[std::size_t(r)])]] / unit[r]);
-                const IndexVector& list = active[std::size_t(r)];
-                for (Index j = 0; j < J; ++j) {
-                    const bool real = j < Index(list.size());
-                    columns.push_back(real ? list[std::size_t(j)] : 0);
-                    if (real) Z(j, r) = scale;
-                }
-            }
-            const DeviceMatrix blocks = backend.select_columns(dX, columns);
-            K = backend.scaled_gram_batch(blocks, blocks, backend.upload(Z));
-        } else {
-            K = backend.upload(Matrix::Zero(n, n * R));
-        }
-        // p = (-e - y o (X (s o c))) / s_r; beta = C_p beta~ with beta~ in [0, 1].
         const Matrix XG = backend.download(product(backend, false, dX, G));
-        SmoBatchTerms terms{Matrix(n, R), Vector::Zero(R)};
-        Matrix Y(n, R), start(n, R);
-        for (Index r = 0; r < R; ++r) {
-            const Index p = open[std::size_t(still[std::size_t(r)])];
-            terms.p.col(r) = (-1.0 - y.array() * XG.col(r).array()).matrix() / unit[r];
-            Y.col(r) = y;
-            start.col(r) = out.beta.col(p) / C[p];
-        }
         SmoOptions qp;
         qp.C = 1.0;
         qp.ridge = 0.0;
         qp.tolerance = 1e-9;
         qp.max_iterations = kQpStepsPerVariable * n + 100;
-        const std::vector<SmoResult> solved =
-            solve_dense_dual_batch(backend, K, Y, qp, &start, {}, terms);
+        // The QPs in groups of active lists within a factor two in length: per group one scaled
+        // Gram batch gives the kernels (C_p / s_r) X_J X_J' (unit box), block r the problem's
+        // own active columns scaled by sqrt(C_p / s_r), padded to the group's longest list with
+        // column 0 at scale 0, and one batched dense dual solves them. (The lists range from a
+        // few genes to nearly all of them across a grid; one padding to the longest would
+        // multiply the gathers and Grams of the short ones.)
+        std::vector<SmoResult> solved(static_cast<std::size_t>(R));
+        for (const std::vector<Index>& group : groups_by_length(active)) {
+            const Index Rg = Index(group.size());
+            Index Jg = 1;
+            for (const Index r : group) Jg = std::max(Jg, Index(active[std::size_t(r)].size()));
+            IndexVector columns;
+            columns.reserve(std::size_t(Jg * Rg));
+            Matrix Z = Matrix::Zero(Jg, Rg);
+            SmoBatchTerms terms{Matrix(n, Rg), Vector::Zero(Rg)};
+            Matrix Y(n, Rg), start(n, Rg);
+            for (Index g = 0; g < Rg; ++g) {
+                const Index r = group[std::size_t(g)];
+                const Index p = open[std::size_t(still[std::size_t(r)])];
+                const double scale = std::sqrt(C[p] / unit[r]);
+                const IndexVector& list = active[std::size_t(r)];
+                for (Index j = 0; j < Jg; ++j) {
+                    const bool real = j < Index(list.size());
+                    columns.push_back(real ? list[std::size_t(j)] : 0);
+                    if (real) Z(j, g) = scale;
+                }
+                terms.p.col(g) = (-1.0 - y.array() * XG.col(r).array()).matrix() / unit[r];
+                Y.col(g) = y;
+                start.col(g) = out.beta.col(p) / C[p];
+            }
+            const DeviceMatrix blocks = backend.select_columns(dX, columns);
+            const DeviceMatrix K = backend.scaled_gram_batch(blocks, blocks, backend.upload(Z));
+            std::vector<SmoResult> group_solved =
+                solve_dense_dual_batch(backend, K, Y, qp, &start, {}, terms);
+            for (Index g = 0; g < Rg; ++g) {
+                const Index r = group[std::size_t(g)];
+                solved[std::size_t(r)] = std::move(group_solved[std::size_t(g)]);
+            }
+        }
         // The steps, and the exact line search along each.
         Matrix delta = Matrix::Zero(n, R);
         std::vector<char> moving(static_cast<std::size_t>(R), 0);
