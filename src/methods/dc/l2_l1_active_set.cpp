@@ -69,6 +69,21 @@ DeviceMatrix product(Backend& backend, bool trans_a, const DeviceMatrix& A, cons
     return out;
 }
 
+// Block m of `blocks` (its columns `width` wide) times column m of `values`: n x values.cols().
+Matrix block_products(Backend& backend, const DeviceMatrix& blocks, const Matrix& values) {
+    DeviceMatrix out = backend.allocate(blocks.rows(), values.cols());
+    backend.gemm_batch(values.cols(), false, false, 1.0, blocks, backend.upload(values), 0.0, out);
+    return backend.download(out);
+}
+
+// One group of problems' pieces: their active columns of X (n x (width members), padded), and
+// per member (column) w and s o c on those columns and f = X w.
+struct PieceBlocks {
+    Index width = 1;
+    DeviceMatrix blocks;
+    Matrix w, sc, f;
+};
+
 // The problems (indices into lists) in groups whose list lengths are within a factor two:
 // sorted by length, a group closes before the first list longer than twice its shortest (at
 // most about log2 of the longest groups).
@@ -129,106 +144,142 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
     for (Index p = 0; p < P; ++p) open[std::size_t(p)] = p;
     for (int round = 0; round <= max_rounds && !open.empty(); ++round) {
         const Index Q = Index(open.size());
-        // w = S_c(u), f = X w and the gaps.
-        Matrix W(d, Q);
+        // The pieces at u: the active features (|u_k| > c_k, or c_k = 0), where w = S_c(u) and
+        // s o c are nonzero. The lists range from a few genes to nearly all of them across a
+        // grid, so the products run on each problem's own columns, in groups of lists within a
+        // factor two in length, each padded to its group's longest list with column 0 at value
+        // 0: one gather of the columns and batched products per group (one padding to the
+        // longest list of all would multiply the work of the short ones).
+        std::vector<IndexVector> active(static_cast<std::size_t>(Q));
         for (Index q = 0; q < Q; ++q) {
             const Index p = open[std::size_t(q)];
-            for (Index k = 0; k < d; ++k) W(k, q) = soft(U(k, p), costs(k, p));
+            for (Index k = 0; k < d; ++k)
+                if (costs(k, p) == 0.0 || std::abs(U(k, p)) > costs(k, p))
+                    active[std::size_t(q)].push_back(k);
         }
-        const Matrix F = backend.download(product(backend, false, dX, W));
-        std::vector<Index> still;
-        for (Index q = 0; q < Q; ++q) {
-            const Index p = open[std::size_t(q)];
-            const Vector w = W.col(q);
-            const double b = optimal_bias(F.col(q), y);
-            const double primal = C[p] * hinge_sum(F.col(q), y, b) + 0.5 * w.squaredNorm() +
-                                  costs.col(p).dot(w.cwiseAbs());
-            const double dual = out.beta.col(p).sum() - 0.5 * w.squaredNorm();
-            out.w.col(p) = w;
-            out.b[p] = b;
-            out.primal[p] = primal;
-            out.dual[p] = dual;
-            out.iterations[std::size_t(p)] = round;
-            if (primal - dual <= gap_tolerance * std::max(std::abs(primal), 1e-300))
-                out.status[std::size_t(p)] = Status::Success;
-            else if (round < max_rounds)
-                still.push_back(q);
+        const std::vector<std::vector<Index>> groups = groups_by_length(active);
+        std::vector<PieceBlocks> pieces;
+        for (const std::vector<Index>& group : groups) {
+            PieceBlocks g;
+            g.width = 1;
+            for (const Index q : group)
+                g.width = std::max(g.width, Index(active[std::size_t(q)].size()));
+            IndexVector columns;
+            columns.reserve(std::size_t(g.width) * group.size());
+            g.w = Matrix::Zero(g.width, Index(group.size()));
+            g.sc = Matrix::Zero(g.width, Index(group.size()));
+            for (Index m = 0; m < Index(group.size()); ++m) {
+                const Index q = group[std::size_t(m)], p = open[std::size_t(q)];
+                const IndexVector& list = active[std::size_t(q)];
+                for (Index j = 0; j < g.width; ++j) {
+                    if (j >= Index(list.size())) {
+                        columns.push_back(0);
+                        continue;
+                    }
+                    const Index k = list[std::size_t(j)];
+                    columns.push_back(k);
+                    g.w(j, m) = soft(U(k, p), costs(k, p));
+                    g.sc(j, m) = U(k, p) > 0 ? costs(k, p) : -costs(k, p);
+                }
+            }
+            g.blocks = backend.select_columns(dX, columns);
+            g.f = block_products(backend, g.blocks, g.w);  // f = X w
+            pieces.push_back(std::move(g));
         }
-        if (still.empty()) break;
-
-        // The pieces at u: active features (|u_k| > c_k, or c_k = 0) with their signs.
-        const Index R = Index(still.size());
-        std::vector<IndexVector> active(static_cast<std::size_t>(R));
-        Matrix G = Matrix::Zero(d, R);  // s o c on the active features
-        for (Index r = 0; r < R; ++r) {
-            const Index p = open[std::size_t(still[std::size_t(r)])];
-            IndexVector& list = active[std::size_t(r)];
-            for (Index k = 0; k < d; ++k) {
-                const double u = U(k, p), c = costs(k, p);
-                if (c > 0 && std::abs(u) <= c) continue;
-                G(k, r) = u > 0 ? c : -c;
-                list.push_back(k);
+        // The gaps.
+        std::vector<char> still(static_cast<std::size_t>(Q), 0);
+        for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+            const PieceBlocks& g = pieces[gi];
+            for (Index m = 0; m < Index(groups[gi].size()); ++m) {
+                const Index q = groups[gi][std::size_t(m)], p = open[std::size_t(q)];
+                const IndexVector& list = active[std::size_t(q)];
+                out.w.col(p).setZero();
+                double l1 = 0.0;
+                for (Index j = 0; j < Index(list.size()); ++j) {
+                    out.w(list[std::size_t(j)], p) = g.w(j, m);
+                    l1 += costs(list[std::size_t(j)], p) * std::abs(g.w(j, m));
+                }
+                const double half_w2 = 0.5 * g.w.col(m).squaredNorm();
+                const double b = optimal_bias(g.f.col(m), y);
+                const double primal = C[p] * hinge_sum(g.f.col(m), y, b) + half_w2 + l1;
+                const double dual = out.beta.col(p).sum() - half_w2;
+                out.b[p] = b;
+                out.primal[p] = primal;
+                out.dual[p] = dual;
+                out.iterations[std::size_t(p)] = round;
+                if (primal - dual <= gap_tolerance * std::max(std::abs(primal), 1e-300))
+                    out.status[std::size_t(p)] = Status::Success;
+                else if (round < max_rounds)
+                    still[std::size_t(q)] = 1;
             }
         }
-        // Problem r's QP in units of its gradients, which grow with C_p |x_i|^2: scaled by
-        // 1/s_r, s_r = max(1, C_p max_i |x_i|^2), so that the SMO's tolerances (the requested
-        // one and the Newton finish's coarse stages) mean the same for every C.
-        // p = (-e - y o (X (s o c))) / s_r; beta = C_p beta~ with beta~ in [0, 1].
-        Vector unit(R);
-        for (Index r = 0; r < R; ++r)
-            unit[r] = std::max(1.0, C[open[std::size_t(still[std::size_t(r)])]] * row_norm2_max);
-        const Matrix XG = backend.download(product(backend, false, dX, G));
+        if (std::none_of(still.begin(), still.end(), [](char c) { return c != 0; })) break;
+
+        // Each open problem's box QP over its pieces, in units of its gradients, which grow
+        // with C_p |x_i|^2: scaled by 1/s_q, s_q = max(1, C_p max_i |x_i|^2), so that the
+        // SMO's tolerances (the requested one and the Newton finish's coarse stages) mean the
+        // same for every C. Per group one scaled Gram batch gives the kernels
+        // (C_p / s_q) X_J X_J' (unit box) and one batched dense dual solves them, with
+        // p = (-e - y o (X (s o c))) / s_q and beta = C_p beta~, beta~ in [0, 1].
         SmoOptions qp;
         qp.C = 1.0;
         qp.ridge = 0.0;
         qp.tolerance = 1e-9;
         qp.max_iterations = kQpStepsPerVariable * n + 100;
-        // The QPs in groups of active lists within a factor two in length: per group one scaled
-        // Gram batch gives the kernels (C_p / s_r) X_J X_J' (unit box), block r the problem's
-        // own active columns scaled by sqrt(C_p / s_r), padded to the group's longest list with
-        // column 0 at scale 0, and one batched dense dual solves them. (The lists range from a
-        // few genes to nearly all of them across a grid; one padding to the longest would
-        // multiply the gathers and Grams of the short ones.)
-        std::vector<SmoResult> solved(static_cast<std::size_t>(R));
-        for (const std::vector<Index>& group : groups_by_length(active)) {
-            const Index Rg = Index(group.size());
-            Index Jg = 1;
-            for (const Index r : group) Jg = std::max(Jg, Index(active[std::size_t(r)].size()));
-            IndexVector columns;
-            columns.reserve(std::size_t(Jg * Rg));
-            Matrix Z = Matrix::Zero(Jg, Rg);
+        std::vector<SmoResult> solved(static_cast<std::size_t>(Q));
+        for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+            const PieceBlocks& g = pieces[gi];
+            std::vector<Index> members;  // positions in the group of its open problems
+            for (Index m = 0; m < Index(groups[gi].size()); ++m)
+                if (still[std::size_t(groups[gi][std::size_t(m)])]) members.push_back(m);
+            if (members.empty()) continue;
+            const Index Rg = Index(members.size());
+            IndexVector block_columns;
+            Matrix Z = Matrix::Zero(g.width, Rg), sc(g.width, Rg);
+            Vector unit(Rg);
+            for (Index r = 0; r < Rg; ++r) {
+                const Index m = members[std::size_t(r)];
+                const Index q = groups[gi][std::size_t(m)], p = open[std::size_t(q)];
+                unit[r] = std::max(1.0, C[p] * row_norm2_max);
+                const double scale = std::sqrt(C[p] / unit[r]);
+                for (Index j = 0; j < g.width; ++j) {
+                    block_columns.push_back(m * g.width + j);
+                    if (j < Index(active[std::size_t(q)].size())) Z(j, r) = scale;
+                }
+                sc.col(r) = g.sc.col(m);
+            }
+            const DeviceMatrix sub = Rg == Index(groups[gi].size())
+                                         ? g.blocks
+                                         : backend.select_columns(g.blocks, block_columns);
+            const DeviceMatrix K = backend.scaled_gram_batch(sub, sub, backend.upload(Z));
+            const Matrix XG = block_products(backend, sub, sc);
             SmoBatchTerms terms{Matrix(n, Rg), Vector::Zero(Rg)};
             Matrix Y(n, Rg), start(n, Rg);
-            for (Index g = 0; g < Rg; ++g) {
-                const Index r = group[std::size_t(g)];
-                const Index p = open[std::size_t(still[std::size_t(r)])];
-                const double scale = std::sqrt(C[p] / unit[r]);
-                const IndexVector& list = active[std::size_t(r)];
-                for (Index j = 0; j < Jg; ++j) {
-                    const bool real = j < Index(list.size());
-                    columns.push_back(real ? list[std::size_t(j)] : 0);
-                    if (real) Z(j, g) = scale;
-                }
-                terms.p.col(g) = (-1.0 - y.array() * XG.col(r).array()).matrix() / unit[r];
-                Y.col(g) = y;
-                start.col(g) = out.beta.col(p) / C[p];
+            for (Index r = 0; r < Rg; ++r) {
+                const Index q = groups[gi][std::size_t(members[std::size_t(r)])];
+                const Index p = open[std::size_t(q)];
+                terms.p.col(r) = (-1.0 - y.array() * XG.col(r).array()).matrix() / unit[r];
+                Y.col(r) = y;
+                start.col(r) = out.beta.col(p) / C[p];
             }
-            const DeviceMatrix blocks = backend.select_columns(dX, columns);
-            const DeviceMatrix K = backend.scaled_gram_batch(blocks, blocks, backend.upload(Z));
             std::vector<SmoResult> group_solved =
                 solve_dense_dual_batch(backend, K, Y, qp, &start, {}, terms);
-            for (Index g = 0; g < Rg; ++g) {
-                const Index r = group[std::size_t(g)];
-                solved[std::size_t(r)] = std::move(group_solved[std::size_t(g)]);
+            for (Index r = 0; r < Rg; ++r) {
+                const Index q = groups[gi][std::size_t(members[std::size_t(r)])];
+                solved[std::size_t(q)] = std::move(group_solved[std::size_t(r)]);
             }
         }
+        const Index R = Index(std::count(still.begin(), still.end(), char(1)));
+        std::vector<Index> stepping;  // the open problems (positions in `open`) that step
+        for (Index q = 0; q < Q; ++q)
+            if (still[std::size_t(q)]) stepping.push_back(q);
         // The steps, and the exact line search along each.
         Matrix delta = Matrix::Zero(n, R);
         std::vector<char> moving(static_cast<std::size_t>(R), 0);
         for (Index r = 0; r < R; ++r) {
-            const SmoResult& s = solved[std::size_t(r)];
+            const Index q = stepping[std::size_t(r)], p = open[std::size_t(q)];
+            const SmoResult& s = solved[std::size_t(q)];
             if (s.beta.size() != n || !s.beta.allFinite()) continue;
-            const Index p = open[std::size_t(still[std::size_t(r)])];
             Vector target = C[p] * s.beta;
             project(target, y, C[p]);  // rounding of y'beta = 0
             delta.col(r) = target - out.beta.col(p);
@@ -239,7 +290,7 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
         const Matrix dU = backend.download(product(backend, true, dX, delta_coef));
         std::vector<Index> next;
         for (Index r = 0; r < R; ++r) {
-            const Index p = open[std::size_t(still[std::size_t(r)])];
+            const Index p = open[std::size_t(stepping[std::size_t(r)])];
             if (!moving[std::size_t(r)]) continue;  // no step: left to the fallback
             const double e_delta = delta.col(r).sum();
             // Only features whose segment leaves [-c_k, c_k] contribute to F' along it.
