@@ -1,14 +1,17 @@
 #include "blas_threads.hpp"
 
 #include "zeronorm/core/backend.hpp"
+#include "zeronorm/core/cpu_blas.hpp"
 #include "zeronorm/core/error.hpp"
 
+#include <array>
 #include <mutex>
 
 #ifdef ZERONORM_WITH_OPENBLAS
 extern "C" {
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
+char* openblas_get_corename(void);
 }
 #endif
 
@@ -54,6 +57,37 @@ void set_cpu_blas_threads(int threads) {
     else
         cpu::saved_threads = threads;  // applies when the single-threaded regions end
 #endif
+}
+
+}  // namespace zeronorm
+
+namespace zeronorm {
+
+std::string cpu_blas_kernels() {
+#ifdef ZERONORM_WITH_OPENBLAS
+    const char* name = openblas_get_corename();
+    return name != nullptr ? std::string(name) : std::string("unknown");
+#else
+    return "Eigen";
+#endif
+}
+
+std::string better_blas_coretype() {
+#if defined(ZERONORM_WITH_OPENBLAS) && (defined(__x86_64__) || defined(__i386__))
+    // OpenBLAS's x86 kernels without AVX: what it loads for a processor it does not know.
+    static constexpr std::array<const char*, 6> sse_era = {"Prescott", "Core2",     "Penryn",
+                                                           "Dunnington", "Nehalem", "Atom"};
+    const std::string loaded = cpu_blas_kernels();
+    bool fallback = false;
+    for (const char* name : sse_era) fallback = fallback || loaded == name;
+    if (!fallback) return "";
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        return "SkylakeX";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
+#endif
+    return "";
 }
 
 }  // namespace zeronorm

@@ -66,6 +66,26 @@ run version --version
 expect_rc version 0
 expect_grep version out '^zeronorm [0-9]+\.[0-9]+\.[0-9]+'
 expect_grep version out '^cuda: (yes \(.*CMAKE_CUDA_ARCHITECTURES=[0-9].*\)|no)$'
+expect_grep version out '^blas kernels: [A-Za-z0-9()_ =]+$'
+# The BLAS kernels: on a processor with AVX2 and FMA the tool never runs OpenBLAS's SSE-era
+# fallback (it restarts itself with OPENBLAS_CORETYPE where OpenBLAS did not recognise the
+# processor); a kernel type the user names is kept.
+(unset OPENBLAS_CORETYPE; run version_kernels --version)
+expect_rc version_kernels 0
+if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo &&
+   ! grep -qx 'blas kernels: Eigen' "$TMP/version_kernels.out"; then
+    if grep -Eq '^blas kernels: (Prescott|Core2|Penryn|Dunnington|Nehalem|Atom)' \
+        "$TMP/version_kernels.out"; then
+        fail "version_kernels: an SSE-era BLAS kernel on an AVX2 processor:"
+        sed 's/^/    /' "$TMP/version_kernels.out" >&2
+    else
+        pass "version_kernels: the processor's own BLAS kernels"
+    fi
+fi
+(export OPENBLAS_CORETYPE=Prescott; run version_prescott --version)
+if ! grep -qx 'blas kernels: Eigen' "$TMP/version_prescott.out"; then
+    expect_grep version_prescott out '^blas kernels: Prescott \(OPENBLAS_CORETYPE=Prescott\)$'
+fi
 run help --help
 expect_rc help 0
 expect_grep help out 'train'
