@@ -305,23 +305,38 @@ std::vector<GridPointFit> kta_fits(Backend& backend, const Matrix& X, const Vect
         const KtaOptions& kta = dcas[k];
         const KtaResult& r = results[k];
         out[firsts[k]].iterations = r.iterations;
+        std::vector<std::size_t> members;  // the points of this DCA
+        std::vector<double> svm_lambdas;
         for (std::size_t q = firsts[k]; q < points.size(); ++q) {
             if (!options[q].same_dca(kta)) continue;
+            ZN_EXPECTS(points[q].final_smo.tolerance == points[firsts[k]].final_smo.tolerance &&
+                           points[q].final_smo.max_iterations ==
+                               points[firsts[k]].final_smo.max_iterations,
+                       "kta grid: the final SVM's settings differ between grid points");
+            members.push_back(q);
+            svm_lambdas.push_back(points[q].kta.svm_lambda);
             GridPointFit& fit = out[q];
             fit.selected = r.selected;
             fit.status = r.status;
             if (r.status != Status::Success)
                 fit.message = "kta: DCA stopped at its iteration cap (" +
                               std::to_string(r.iterations) + ")";
-            if (r.selected.empty()) {  // no feature: f = 0, every row +1
-                fit.decision = Vector::Zero(X_score.rows());
-                fit.support_vectors = 0;
-                continue;
+        }
+        if (r.selected.empty()) {  // no feature: f = 0, every row +1
+            for (const std::size_t q : members) {
+                out[q].decision = Vector::Zero(X_score.rows());
+                out[q].support_vectors = 0;
             }
-            KtaOptions svm = kta;
-            svm.svm_lambda = points[q].kta.svm_lambda;
-            const KtaClassifier c = train_kta_classifier(backend, X, y, r.theta, r.selected,
-                                                         r.sigma, svm, points[q].final_smo);
+            continue;
+        }
+        // The points' SVMs on this theta in one path over their weights (the final SVM's
+        // settings are the protocol's, the same at every point).
+        const std::vector<KtaClassifier> classifiers =
+            train_kta_classifiers(backend, X, y, r.theta, r.selected, r.sigma, kta, svm_lambdas,
+                                  points[members.front()].final_smo);
+        for (std::size_t m = 0; m < members.size(); ++m) {
+            GridPointFit& fit = out[members[m]];
+            const KtaClassifier& c = classifiers[m];
             fit.decision = c.decision_function(backend, X_score);
             fit.support_vectors = c.model.n_support();
             if (c.dual.status != Status::Success && fit.status == Status::Success) {

@@ -45,10 +45,7 @@ void check_kernel_domain(const KernelSpec& spec, const Matrix& X) {
                                          << i << ", feature " << j << " is " << X(i, j));
 }
 
-}  // namespace
-
-SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions& options) {
-    const Stopwatch stopwatch;
+void check_training(const Dataset& data, const SvmOptions& options) {
     data.validate();
     ZN_EXPECTS(data.n_samples() >= 2, "training needs at least two samples, got " << data.n_samples());
     ZN_EXPECTS(data.n_features() >= 1, "training needs at least one feature");
@@ -56,6 +53,13 @@ SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions
     options.validate(data.n_features());
     check_kernel_domain(options.kernel, data.X);
     check_kernel_range(options.kernel, data.X, "SVM training");
+}
+
+}  // namespace
+
+SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions& options) {
+    const Stopwatch stopwatch;
+    check_training(data, options);
 
     const Index n = data.n_samples();
     const DeviceMatrix X = backend.upload(data.X);
@@ -74,6 +78,30 @@ SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions
     result.model = svm_model_from_dual(data, options.kernel, result.smo);
     result.seconds = stopwatch.seconds();
     return result;
+}
+
+std::vector<SvmTrainResult> train_svm_without_bias_path(Backend& backend, const Dataset& data,
+                                                        const SvmOptions& options,
+                                                        const std::vector<double>& C) {
+    const Stopwatch stopwatch;
+    ZN_EXPECTS(!options.bias, "train_svm_without_bias_path: options.bias must be false");
+    check_training(data, options);
+    for (const double c : C) {
+        SmoOptions box = options.smo;
+        box.C = c;
+        box.validate();
+    }
+    const DeviceMatrix X = backend.upload(data.X);
+    const Matrix K = backend.download(backend.kernel_matrix(options.kernel, X, X));
+    std::vector<SvmTrainResult> out(C.size());
+    for (std::size_t k = 0; k < C.size(); ++k) {
+        SmoOptions box = options.smo;
+        box.C = C[k];
+        out[k].smo = detail::solve_box_dual(K, data.y, box);
+        out[k].model = svm_model_from_dual(data, options.kernel, out[k].smo);
+        out[k].seconds = stopwatch.seconds();
+    }
+    return out;
 }
 
 SvmModel svm_model_from_dual(const Dataset& data, const KernelSpec& kernel, const SmoResult& dual) {

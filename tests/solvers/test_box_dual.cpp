@@ -91,6 +91,41 @@ TEST(BoxDual, TrainSvmWithoutBiasIsTheKernelExpansionAlone) {
     EXPECT_LT((r.model.decision_function(*backend, data.X) - f).cwiseAbs().maxCoeff(), 1e-10);
 }
 
+// The path over several C on one kernel matrix: at each C exactly train_svm's SVM without bias.
+TEST(BoxDual, ThePathOverCIsTrainSvmAtEachC) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 2);
+    const Dataset data = testing::random_two_class(60, 3, rng);
+    auto backend = make_cpu_backend();
+    SvmOptions o;
+    o.kernel.type = KernelType::Rbf;
+    o.kernel.gamma = 0.5;
+    o.bias = false;
+    o.smo.tolerance = 1e-6;
+    const std::vector<double> C = {20.0, 0.1, 1.0, 5.0};
+    const std::vector<SvmTrainResult> path = train_svm_without_bias_path(*backend, data, o, C);
+    ASSERT_EQ(path.size(), C.size());
+    for (std::size_t k = 0; k < C.size(); ++k) {
+        SCOPED_TRACE(::testing::Message() << "C " << C[k]);
+        SvmOptions one = o;
+        one.smo.C = C[k];
+        const SvmTrainResult alone = train_svm(*backend, data, one);
+        EXPECT_EQ(path[k].smo.status, Status::Success);
+        EXPECT_EQ(path[k].smo.beta, alone.smo.beta);
+        EXPECT_EQ(path[k].smo.objective, alone.smo.objective);
+        EXPECT_EQ(path[k].model.n_support(), alone.model.n_support());
+        EXPECT_LT((path[k].model.decision_function(*backend, data.X) -
+                   alone.model.decision_function(*backend, data.X))
+                      .cwiseAbs()
+                      .maxCoeff(),
+                  1e-12);
+    }
+    o.bias = true;
+    EXPECT_THROW(train_svm_without_bias_path(*backend, data, o, C), InvalidArgument);
+    o.bias = false;
+    EXPECT_THROW(train_svm_without_bias_path(*backend, data, o, {1.0, -1.0}), InvalidArgument);
+}
+
 TEST(BoxDual, StepCapIsNoConvergenceAndBadInputIsRefused) {
     std::mt19937_64 rng(7);
     const Dataset data = testing::random_two_class(20, 2, rng);

@@ -95,6 +95,16 @@ KtaClassifier train_kta_classifier(Backend& backend, const Matrix& X, const Vect
                                    double sigma, const KtaOptions& options,
                                    const SmoSettings& smo);
 
+// The same for several svm_lambda values (the other options as given) on one theta and
+// selection, on one kernel matrix (train_svm_without_bias_path): each classifier is
+// train_kta_classifier's for its value. One per value, in order.
+std::vector<KtaClassifier> train_kta_classifiers(Backend& backend, const Matrix& X,
+                                                 const Vector& y, const Vector& theta,
+                                                 const IndexVector& selected, double sigma,
+                                                 const KtaOptions& options,
+                                                 const std::vector<double>& svm_lambdas,
+                                                 const SmoSettings& smo);
+
 // Two-class labels (+-1, both present). A constant feature (all zero included) has no share in
 // any kernel distance: its theta is held at 0 (not selected). Throws InvalidArgument for one
 // class, every feature constant, non-finite values, negative values with the chi-square kernel,

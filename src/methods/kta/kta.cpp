@@ -453,18 +453,27 @@ Vector KtaClassifier::decision_function(Backend& backend, const Matrix& X) const
     return model.decision_function(backend, kta_inputs(X, selected, column_scale));
 }
 
-KtaClassifier train_kta_classifier(Backend& backend, const Matrix& X, const Vector& y,
-                                   const Vector& theta, const IndexVector& selected,
-                                   double sigma, const KtaOptions& options,
-                                   const SmoSettings& smo) {
+std::vector<KtaClassifier> train_kta_classifiers(Backend& backend, const Matrix& X,
+                                                 const Vector& y, const Vector& theta,
+                                                 const IndexVector& selected, double sigma,
+                                                 const KtaOptions& options,
+                                                 const std::vector<double>& svm_lambdas,
+                                                 const SmoSettings& smo) {
     options.validate();
     ZN_EXPECTS_DIM(theta.size() == X.cols(), "kta classifier: " << theta.size()
                                                  << " weights for " << X.cols() << " features");
     ZN_EXPECTS(!selected.empty(), "kta classifier: no feature selected");
     ZN_EXPECTS(std::isfinite(sigma) && sigma > 0.0, "kta classifier: sigma must be > 0, got "
                                                         << sigma);
-    KtaClassifier out;
-    out.selected = selected;
+    std::vector<double> C;
+    for (const double svm_lambda : svm_lambdas) {
+        KtaOptions point = options;
+        point.svm_lambda = svm_lambda;
+        point.validate();
+        C.push_back((1.0 - svm_lambda) / svm_lambda);
+    }
+    KtaClassifier common;
+    common.selected = selected;
     Vector weights(Index(selected.size()));
     for (std::size_t k = 0; k < selected.size(); ++k) {
         ZN_EXPECTS(selected[k] >= 0 && selected[k] < X.cols(),
@@ -473,7 +482,7 @@ KtaClassifier train_kta_classifier(Backend& backend, const Matrix& X, const Vect
     }
     SvmOptions svm;
     svm.bias = false;
-    svm.smo = SmoOptions(smo, (1.0 - options.svm_lambda) / options.svm_lambda, 0.0);
+    svm.smo = SmoOptions(smo, 1.0, 0.0);
     if (options.kernel == AlignmentKernel::Gaussian) {
         svm.kernel.type = KernelType::WeightedRbf;
         svm.kernel.gamma = 1.0 / (2.0 * sigma * sigma);
@@ -481,15 +490,28 @@ KtaClassifier train_kta_classifier(Backend& backend, const Matrix& X, const Vect
     } else {
         svm.kernel.type = KernelType::Chi2;
         svm.kernel.gamma = options.rho;
-        out.column_scale = weights;
+        common.column_scale = weights;
     }
     Dataset data;
-    data.X = kta_inputs(X, selected, out.column_scale);
+    data.X = kta_inputs(X, selected, common.column_scale);
     data.y = y;
-    SvmTrainResult trained = train_svm(backend, data, svm);
-    out.model = std::move(trained.model);
-    out.dual = std::move(trained.smo);
+    std::vector<SvmTrainResult> trained = train_svm_without_bias_path(backend, data, svm, C);
+    std::vector<KtaClassifier> out;
+    for (SvmTrainResult& t : trained) {
+        out.push_back(common);
+        out.back().model = std::move(t.model);
+        out.back().dual = std::move(t.smo);
+    }
     return out;
+}
+
+KtaClassifier train_kta_classifier(Backend& backend, const Matrix& X, const Vector& y,
+                                   const Vector& theta, const IndexVector& selected,
+                                   double sigma, const KtaOptions& options,
+                                   const SmoSettings& smo) {
+    return std::move(train_kta_classifiers(backend, X, y, theta, selected, sigma, options,
+                                           {options.svm_lambda}, smo)
+                         .front());
 }
 
 }  // namespace zeronorm
