@@ -108,6 +108,237 @@ std::vector<std::vector<Index>> groups_by_length(const std::vector<IndexVector>&
 // capped solve hands over to the next round, which starts from the better point.
 constexpr std::int64_t kQpStepsPerVariable = 5;
 
+// The rounds' state and phases for one batch (solve_l2_l1_active_set): the problems' data, the
+// result being built and u = X'(beta o y) per problem, carried along the steps (u += t du).
+class ActiveSetRounds {
+public:
+    ActiveSetRounds(Backend& backend, const Matrix& X, const Vector& y, const Vector& C,
+                    const Matrix& costs, L2L1BatchResult& out)
+        : backend_(backend), y_(y), C_(C), costs_(costs), out_(out), n_(X.rows()), d_(X.cols()),
+          dX_(backend.upload(X)), row_norm2_max_(X.rowwise().squaredNorm().maxCoeff()) {
+        Matrix coef(n_, C.size());
+        for (Index p = 0; p < C.size(); ++p) coef.col(p) = out.beta.col(p).cwiseProduct(y);
+        U_ = backend.download(product(backend, true, dX_, coef));
+    }
+
+    // One round over the problems `open`: their gaps (recorded in out; those meeting
+    // gap_tolerance end with Success), then, unless this is the last round, one QP step for
+    // each of the others. Returns the problems that stepped (the next round's).
+    std::vector<Index> round(const std::vector<Index>& open, int round, bool last,
+                             double gap_tolerance) {
+        gather_pieces(open);
+        std::vector<char> stepping = record_gaps(open, round, gap_tolerance);
+        if (last) return {};
+        if (std::none_of(stepping.begin(), stepping.end(), [](char c) { return c != 0; }))
+            return {};
+        const std::vector<SmoResult> solved = solve_qps(open, stepping);
+        return take_steps(open, stepping, solved);
+    }
+
+private:
+    // The pieces at u: the active features (|u_k| > c_k, or c_k = 0), where w = S_c(u) and
+    // s o c are nonzero. The lists range from a few genes to nearly all of them across a grid,
+    // so the products run on each problem's own columns, in groups of lists within a factor two
+    // in length, each padded to its group's longest list with column 0 at value 0: one gather
+    // of the columns and batched products per group (one padding to the longest list of all
+    // would multiply the work of the short ones).
+    void gather_pieces(const std::vector<Index>& open) {
+        const Index Q = Index(open.size());
+        active_.assign(std::size_t(Q), IndexVector());
+        for (Index q = 0; q < Q; ++q) {
+            const Index p = open[std::size_t(q)];
+            for (Index k = 0; k < d_; ++k)
+                if (costs_(k, p) == 0.0 || std::abs(U_(k, p)) > costs_(k, p))
+                    active_[std::size_t(q)].push_back(k);
+        }
+        groups_ = groups_by_length(active_);
+        pieces_.clear();
+        for (const std::vector<Index>& group : groups_) {
+            PieceBlocks g;
+            for (const Index q : group)
+                g.width = std::max(g.width, Index(active_[std::size_t(q)].size()));
+            IndexVector columns;
+            columns.reserve(std::size_t(g.width) * group.size());
+            g.w = Matrix::Zero(g.width, Index(group.size()));
+            g.sc = Matrix::Zero(g.width, Index(group.size()));
+            for (Index m = 0; m < Index(group.size()); ++m) {
+                const Index q = group[std::size_t(m)], p = open[std::size_t(q)];
+                const IndexVector& list = active_[std::size_t(q)];
+                for (Index j = 0; j < g.width; ++j) {
+                    if (j >= Index(list.size())) {
+                        columns.push_back(0);
+                        continue;
+                    }
+                    const Index k = list[std::size_t(j)];
+                    columns.push_back(k);
+                    g.w(j, m) = soft(U_(k, p), costs_(k, p));
+                    g.sc(j, m) = U_(k, p) > 0 ? costs_(k, p) : -costs_(k, p);
+                }
+            }
+            g.blocks = backend_.select_columns(dX_, columns);
+            g.f = block_products(backend_, g.blocks, g.w);  // f = X w
+            pieces_.push_back(std::move(g));
+        }
+    }
+
+    // w, b, the primal and dual values of every open problem; 1 for those above the gap.
+    std::vector<char> record_gaps(const std::vector<Index>& open, int round,
+                                  double gap_tolerance) {
+        std::vector<char> above(open.size(), 0);
+        for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
+            const PieceBlocks& g = pieces_[gi];
+            for (Index m = 0; m < Index(groups_[gi].size()); ++m) {
+                const Index q = groups_[gi][std::size_t(m)], p = open[std::size_t(q)];
+                const IndexVector& list = active_[std::size_t(q)];
+                out_.w.col(p).setZero();
+                double l1 = 0.0;
+                for (Index j = 0; j < Index(list.size()); ++j) {
+                    out_.w(list[std::size_t(j)], p) = g.w(j, m);
+                    l1 += costs_(list[std::size_t(j)], p) * std::abs(g.w(j, m));
+                }
+                const double half_w2 = 0.5 * g.w.col(m).squaredNorm();
+                const double b = optimal_bias(g.f.col(m), y_);
+                const double primal = C_[p] * hinge_sum(g.f.col(m), y_, b) + half_w2 + l1;
+                const double dual = out_.beta.col(p).sum() - half_w2;
+                out_.b[p] = b;
+                out_.primal[p] = primal;
+                out_.dual[p] = dual;
+                out_.iterations[std::size_t(p)] = round;
+                if (primal - dual <= gap_tolerance * std::max(std::abs(primal), 1e-300))
+                    out_.status[std::size_t(p)] = Status::Success;
+                else
+                    above[std::size_t(q)] = 1;
+            }
+        }
+        return above;
+    }
+
+    // Each stepping problem's box QP over its pieces, in units of its gradients, which grow
+    // with C_p |x_i|^2: scaled by 1/s_q, s_q = max(1, C_p max_i |x_i|^2), so that the SMO's
+    // tolerances (the requested one and the Newton finish's coarse stages) mean the same for
+    // every C. Per group one scaled Gram batch gives the kernels (C_p / s_q) X_J X_J' (unit
+    // box) and one batched dense dual solves them, with p = (-e - y o (X (s o c))) / s_q and
+    // beta = C_p beta~, beta~ in [0, 1]. Returns the QP solutions by position in `open`.
+    std::vector<SmoResult> solve_qps(const std::vector<Index>& open,
+                                     const std::vector<char>& stepping) {
+        SmoOptions qp;
+        qp.C = 1.0;
+        qp.ridge = 0.0;
+        qp.tolerance = 1e-9;
+        qp.max_iterations = kQpStepsPerVariable * n_ + 100;
+        std::vector<SmoResult> solved(open.size());
+        for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
+            const PieceBlocks& g = pieces_[gi];
+            const std::vector<Index>& group = groups_[gi];
+            std::vector<Index> members;  // positions in the group of its stepping problems
+            for (Index m = 0; m < Index(group.size()); ++m)
+                if (stepping[std::size_t(group[std::size_t(m)])]) members.push_back(m);
+            if (members.empty()) continue;
+            const Index Rg = Index(members.size());
+            IndexVector block_columns;
+            Matrix Z = Matrix::Zero(g.width, Rg), sc(g.width, Rg);
+            Vector unit(Rg);
+            for (Index r = 0; r < Rg; ++r) {
+                const Index m = members[std::size_t(r)];
+                const Index q = group[std::size_t(m)], p = open[std::size_t(q)];
+                unit[r] = std::max(1.0, C_[p] * row_norm2_max_);
+                const double scale = std::sqrt(C_[p] / unit[r]);
+                for (Index j = 0; j < g.width; ++j) {
+                    block_columns.push_back(m * g.width + j);
+                    if (j < Index(active_[std::size_t(q)].size())) Z(j, r) = scale;
+                }
+                sc.col(r) = g.sc.col(m);
+            }
+            const DeviceMatrix sub = Rg == Index(group.size())
+                                         ? g.blocks
+                                         : backend_.select_columns(g.blocks, block_columns);
+            const DeviceMatrix K = backend_.scaled_gram_batch(sub, sub, backend_.upload(Z));
+            const Matrix XG = block_products(backend_, sub, sc);
+            SmoBatchTerms terms{Matrix(n_, Rg), Vector::Zero(Rg)};
+            Matrix Y(n_, Rg), start(n_, Rg);
+            for (Index r = 0; r < Rg; ++r) {
+                const Index p = open[std::size_t(group[std::size_t(members[std::size_t(r)])])];
+                terms.p.col(r) = (-1.0 - y_.array() * XG.col(r).array()).matrix() / unit[r];
+                Y.col(r) = y_;
+                start.col(r) = out_.beta.col(p) / C_[p];
+            }
+            std::vector<SmoResult> group_solved =
+                solve_dense_dual_batch(backend_, K, Y, qp, &start, {}, terms);
+            for (Index r = 0; r < Rg; ++r) {
+                const Index q = group[std::size_t(members[std::size_t(r)])];
+                solved[std::size_t(q)] = std::move(group_solved[std::size_t(r)]);
+            }
+        }
+        return solved;
+    }
+
+    // The steps toward the QP solutions, each by the exact line search on F; u follows.
+    // Returns the problems that moved (no step, or no descent, leaves a problem to the
+    // caller's fallback).
+    std::vector<Index> take_steps(const std::vector<Index>& open,
+                                  const std::vector<char>& stepping,
+                                  const std::vector<SmoResult>& solved) {
+        std::vector<Index> which;  // positions in `open`
+        for (std::size_t q = 0; q < open.size(); ++q)
+            if (stepping[q]) which.push_back(Index(q));
+        const Index R = Index(which.size());
+        Matrix delta = Matrix::Zero(n_, R);
+        std::vector<char> moving(static_cast<std::size_t>(R), 0);
+        for (Index r = 0; r < R; ++r) {
+            const Index q = which[std::size_t(r)], p = open[std::size_t(q)];
+            const SmoResult& s = solved[std::size_t(q)];
+            if (s.beta.size() != n_ || !s.beta.allFinite()) continue;
+            Vector target = C_[p] * s.beta;
+            project(target, y_, C_[p]);  // rounding of y'beta = 0
+            delta.col(r) = target - out_.beta.col(p);
+            moving[std::size_t(r)] = delta.col(r).cwiseAbs().maxCoeff() > 0.0;
+        }
+        Matrix delta_coef = delta;
+        for (Index r = 0; r < R; ++r) delta_coef.col(r) = delta.col(r).cwiseProduct(y_);
+        const Matrix dU = backend_.download(product(backend_, true, dX_, delta_coef));
+        std::vector<Index> moved;
+        for (Index r = 0; r < R; ++r) {
+            const Index p = open[std::size_t(which[std::size_t(r)])];
+            if (!moving[std::size_t(r)]) continue;
+            const double e_delta = delta.col(r).sum();
+            // Only features whose segment leaves [-c_k, c_k] contribute to F' along it.
+            std::vector<Index> crossing;
+            for (Index k = 0; k < d_; ++k)
+                if (std::max(std::abs(U_(k, p)), std::abs(U_(k, p) + dU(k, r))) > costs_(k, p))
+                    crossing.push_back(k);
+            Vector u(Index(crossing.size())), du(u.size()), cc(u.size());
+            for (Index m = 0; m < u.size(); ++m) {
+                const Index k = crossing[std::size_t(m)];
+                u[m] = U_(k, p);
+                du[m] = dU(k, r);
+                cc[m] = costs_(k, p);
+            }
+            const double t = line_step(u, du, cc, e_delta);
+            if (!(t > 0.0)) continue;
+            out_.beta.col(p) += t * delta.col(r);
+            for (Index i = 0; i < n_; ++i)
+                out_.beta(i, p) = std::clamp(out_.beta(i, p), 0.0, C_[p]);
+            U_.col(p) += t * dU.col(r);  // the clamp moves beta by rounding only
+            moved.push_back(p);
+        }
+        return moved;
+    }
+
+    Backend& backend_;
+    const Vector& y_;
+    const Vector& C_;
+    const Matrix& costs_;
+    L2L1BatchResult& out_;
+    Index n_, d_;
+    DeviceMatrix dX_;
+    double row_norm2_max_;
+    Matrix U_;
+    // The current round's pieces: per open problem its active list, the groups and their blocks.
+    std::vector<IndexVector> active_;
+    std::vector<std::vector<Index>> groups_;
+    std::vector<PieceBlocks> pieces_;
+};
+
 }  // namespace
 
 L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const Vector& y,
@@ -130,190 +361,11 @@ L2L1BatchResult solve_l2_l1_active_set(Backend& backend, const Matrix& X, const 
     out.dual = Vector::Zero(P);
     out.status.assign(std::size_t(P), Status::NoConvergence);
     out.iterations.assign(std::size_t(P), 0);
-    const DeviceMatrix dX = backend.upload(X);
-    const double row_norm2_max = X.rowwise().squaredNorm().maxCoeff();
-
-    // u = X'(beta o y) of every problem, carried along the steps (u += t du).
-    Matrix U(d, P);
-    {
-        Matrix coef(n, P);
-        for (Index p = 0; p < P; ++p) coef.col(p) = out.beta.col(p).cwiseProduct(y);
-        U = backend.download(product(backend, true, dX, coef));
-    }
+    ActiveSetRounds rounds(backend, X, y, C, costs, out);
     std::vector<Index> open(static_cast<std::size_t>(P));
     for (Index p = 0; p < P; ++p) open[std::size_t(p)] = p;
-    for (int round = 0; round <= max_rounds && !open.empty(); ++round) {
-        const Index Q = Index(open.size());
-        // The pieces at u: the active features (|u_k| > c_k, or c_k = 0), where w = S_c(u) and
-        // s o c are nonzero. The lists range from a few genes to nearly all of them across a
-        // grid, so the products run on each problem's own columns, in groups of lists within a
-        // factor two in length, each padded to its group's longest list with column 0 at value
-        // 0: one gather of the columns and batched products per group (one padding to the
-        // longest list of all would multiply the work of the short ones).
-        std::vector<IndexVector> active(static_cast<std::size_t>(Q));
-        for (Index q = 0; q < Q; ++q) {
-            const Index p = open[std::size_t(q)];
-            for (Index k = 0; k < d; ++k)
-                if (costs(k, p) == 0.0 || std::abs(U(k, p)) > costs(k, p))
-                    active[std::size_t(q)].push_back(k);
-        }
-        const std::vector<std::vector<Index>> groups = groups_by_length(active);
-        std::vector<PieceBlocks> pieces;
-        for (const std::vector<Index>& group : groups) {
-            PieceBlocks g;
-            g.width = 1;
-            for (const Index q : group)
-                g.width = std::max(g.width, Index(active[std::size_t(q)].size()));
-            IndexVector columns;
-            columns.reserve(std::size_t(g.width) * group.size());
-            g.w = Matrix::Zero(g.width, Index(group.size()));
-            g.sc = Matrix::Zero(g.width, Index(group.size()));
-            for (Index m = 0; m < Index(group.size()); ++m) {
-                const Index q = group[std::size_t(m)], p = open[std::size_t(q)];
-                const IndexVector& list = active[std::size_t(q)];
-                for (Index j = 0; j < g.width; ++j) {
-                    if (j >= Index(list.size())) {
-                        columns.push_back(0);
-                        continue;
-                    }
-                    const Index k = list[std::size_t(j)];
-                    columns.push_back(k);
-                    g.w(j, m) = soft(U(k, p), costs(k, p));
-                    g.sc(j, m) = U(k, p) > 0 ? costs(k, p) : -costs(k, p);
-                }
-            }
-            g.blocks = backend.select_columns(dX, columns);
-            g.f = block_products(backend, g.blocks, g.w);  // f = X w
-            pieces.push_back(std::move(g));
-        }
-        // The gaps.
-        std::vector<char> still(static_cast<std::size_t>(Q), 0);
-        for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-            const PieceBlocks& g = pieces[gi];
-            for (Index m = 0; m < Index(groups[gi].size()); ++m) {
-                const Index q = groups[gi][std::size_t(m)], p = open[std::size_t(q)];
-                const IndexVector& list = active[std::size_t(q)];
-                out.w.col(p).setZero();
-                double l1 = 0.0;
-                for (Index j = 0; j < Index(list.size()); ++j) {
-                    out.w(list[std::size_t(j)], p) = g.w(j, m);
-                    l1 += costs(list[std::size_t(j)], p) * std::abs(g.w(j, m));
-                }
-                const double half_w2 = 0.5 * g.w.col(m).squaredNorm();
-                const double b = optimal_bias(g.f.col(m), y);
-                const double primal = C[p] * hinge_sum(g.f.col(m), y, b) + half_w2 + l1;
-                const double dual = out.beta.col(p).sum() - half_w2;
-                out.b[p] = b;
-                out.primal[p] = primal;
-                out.dual[p] = dual;
-                out.iterations[std::size_t(p)] = round;
-                if (primal - dual <= gap_tolerance * std::max(std::abs(primal), 1e-300))
-                    out.status[std::size_t(p)] = Status::Success;
-                else if (round < max_rounds)
-                    still[std::size_t(q)] = 1;
-            }
-        }
-        if (std::none_of(still.begin(), still.end(), [](char c) { return c != 0; })) break;
-
-        // Each open problem's box QP over its pieces, in units of its gradients, which grow
-        // with C_p |x_i|^2: scaled by 1/s_q, s_q = max(1, C_p max_i |x_i|^2), so that the
-        // SMO's tolerances (the requested one and the Newton finish's coarse stages) mean the
-        // same for every C. Per group one scaled Gram batch gives the kernels
-        // (C_p / s_q) X_J X_J' (unit box) and one batched dense dual solves them, with
-        // p = (-e - y o (X (s o c))) / s_q and beta = C_p beta~, beta~ in [0, 1].
-        SmoOptions qp;
-        qp.C = 1.0;
-        qp.ridge = 0.0;
-        qp.tolerance = 1e-9;
-        qp.max_iterations = kQpStepsPerVariable * n + 100;
-        std::vector<SmoResult> solved(static_cast<std::size_t>(Q));
-        for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-            const PieceBlocks& g = pieces[gi];
-            std::vector<Index> members;  // positions in the group of its open problems
-            for (Index m = 0; m < Index(groups[gi].size()); ++m)
-                if (still[std::size_t(groups[gi][std::size_t(m)])]) members.push_back(m);
-            if (members.empty()) continue;
-            const Index Rg = Index(members.size());
-            IndexVector block_columns;
-            Matrix Z = Matrix::Zero(g.width, Rg), sc(g.width, Rg);
-            Vector unit(Rg);
-            for (Index r = 0; r < Rg; ++r) {
-                const Index m = members[std::size_t(r)];
-                const Index q = groups[gi][std::size_t(m)], p = open[std::size_t(q)];
-                unit[r] = std::max(1.0, C[p] * row_norm2_max);
-                const double scale = std::sqrt(C[p] / unit[r]);
-                for (Index j = 0; j < g.width; ++j) {
-                    block_columns.push_back(m * g.width + j);
-                    if (j < Index(active[std::size_t(q)].size())) Z(j, r) = scale;
-                }
-                sc.col(r) = g.sc.col(m);
-            }
-            const DeviceMatrix sub = Rg == Index(groups[gi].size())
-                                         ? g.blocks
-                                         : backend.select_columns(g.blocks, block_columns);
-            const DeviceMatrix K = backend.scaled_gram_batch(sub, sub, backend.upload(Z));
-            const Matrix XG = block_products(backend, sub, sc);
-            SmoBatchTerms terms{Matrix(n, Rg), Vector::Zero(Rg)};
-            Matrix Y(n, Rg), start(n, Rg);
-            for (Index r = 0; r < Rg; ++r) {
-                const Index q = groups[gi][std::size_t(members[std::size_t(r)])];
-                const Index p = open[std::size_t(q)];
-                terms.p.col(r) = (-1.0 - y.array() * XG.col(r).array()).matrix() / unit[r];
-                Y.col(r) = y;
-                start.col(r) = out.beta.col(p) / C[p];
-            }
-            std::vector<SmoResult> group_solved =
-                solve_dense_dual_batch(backend, K, Y, qp, &start, {}, terms);
-            for (Index r = 0; r < Rg; ++r) {
-                const Index q = groups[gi][std::size_t(members[std::size_t(r)])];
-                solved[std::size_t(q)] = std::move(group_solved[std::size_t(r)]);
-            }
-        }
-        const Index R = Index(std::count(still.begin(), still.end(), char(1)));
-        std::vector<Index> stepping;  // the open problems (positions in `open`) that step
-        for (Index q = 0; q < Q; ++q)
-            if (still[std::size_t(q)]) stepping.push_back(q);
-        // The steps, and the exact line search along each.
-        Matrix delta = Matrix::Zero(n, R);
-        std::vector<char> moving(static_cast<std::size_t>(R), 0);
-        for (Index r = 0; r < R; ++r) {
-            const Index q = stepping[std::size_t(r)], p = open[std::size_t(q)];
-            const SmoResult& s = solved[std::size_t(q)];
-            if (s.beta.size() != n || !s.beta.allFinite()) continue;
-            Vector target = C[p] * s.beta;
-            project(target, y, C[p]);  // rounding of y'beta = 0
-            delta.col(r) = target - out.beta.col(p);
-            moving[std::size_t(r)] = delta.col(r).cwiseAbs().maxCoeff() > 0.0;
-        }
-        Matrix delta_coef = delta;
-        for (Index r = 0; r < R; ++r) delta_coef.col(r) = delta.col(r).cwiseProduct(y);
-        const Matrix dU = backend.download(product(backend, true, dX, delta_coef));
-        std::vector<Index> next;
-        for (Index r = 0; r < R; ++r) {
-            const Index p = open[std::size_t(stepping[std::size_t(r)])];
-            if (!moving[std::size_t(r)]) continue;  // no step: left to the fallback
-            const double e_delta = delta.col(r).sum();
-            // Only features whose segment leaves [-c_k, c_k] contribute to F' along it.
-            std::vector<Index> crossing;
-            for (Index k = 0; k < d; ++k)
-                if (std::max(std::abs(U(k, p)), std::abs(U(k, p) + dU(k, r))) > costs(k, p))
-                    crossing.push_back(k);
-            Vector u(Index(crossing.size())), du(u.size()), cc(u.size());
-            for (Index m = 0; m < u.size(); ++m) {
-                const Index k = crossing[std::size_t(m)];
-                u[m] = U(k, p);
-                du[m] = dU(k, r);
-                cc[m] = costs(k, p);
-            }
-            const double t = line_step(u, du, cc, e_delta);
-            if (!(t > 0.0)) continue;  // no descent: left to the fallback
-            out.beta.col(p) += t * delta.col(r);
-            for (Index i = 0; i < n; ++i) out.beta(i, p) = std::clamp(out.beta(i, p), 0.0, C[p]);
-            U.col(p) += t * dU.col(r);  // the clamp moves beta by rounding only
-            next.push_back(p);
-        }
-        open = std::move(next);
-    }
+    for (int round = 0; round <= max_rounds && !open.empty(); ++round)
+        open = rounds.round(open, round, round == max_rounds, gap_tolerance);
     return out;
 }
 
