@@ -58,6 +58,9 @@ void check_training(const Dataset& data, const SvmOptions& options) {
 }  // namespace
 
 SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions& options) {
+    if (!options.bias)  // the path over one bound: the box dual on the whole kernel
+        return std::move(
+            train_svm_without_bias_path(backend, data, options, {options.smo.C}).front());
     const Stopwatch stopwatch;
     check_training(data, options);
 
@@ -65,10 +68,7 @@ SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions
     const DeviceMatrix X = backend.upload(data.X);
     SvmTrainResult result;
     const double kernel_mb = double(n) * double(n) * 8.0 / (1024.0 * 1024.0);
-    if (!options.bias) {
-        const DeviceMatrix K = backend.kernel_matrix(options.kernel, X, X);
-        result.smo = detail::solve_box_dual(backend.download(K), data.y, options.smo);
-    } else if (kernel_mb <= options.max_kernel_mb) {
+    if (kernel_mb <= options.max_kernel_mb) {
         const DeviceMatrix K = backend.kernel_matrix(options.kernel, X, X);
         result.smo = detail::solve_dense_dual(backend, K, data.y, options.smo);
     } else {
@@ -86,18 +86,16 @@ std::vector<SvmTrainResult> train_svm_without_bias_path(Backend& backend, const 
     const Stopwatch stopwatch;
     ZN_EXPECTS(!options.bias, "train_svm_without_bias_path: options.bias must be false");
     check_training(data, options);
-    for (const double c : C) {
-        SmoOptions box = options.smo;
-        box.C = c;
-        box.validate();
+    std::vector<SmoOptions> boxes(C.size(), options.smo);
+    for (std::size_t k = 0; k < C.size(); ++k) {
+        boxes[k].C = C[k];
+        boxes[k].validate();  // every bound checked before any work
     }
     const DeviceMatrix X = backend.upload(data.X);
     const Matrix K = backend.download(backend.kernel_matrix(options.kernel, X, X));
     std::vector<SvmTrainResult> out(C.size());
     for (std::size_t k = 0; k < C.size(); ++k) {
-        SmoOptions box = options.smo;
-        box.C = C[k];
-        out[k].smo = detail::solve_box_dual(K, data.y, box);
+        out[k].smo = detail::solve_box_dual(K, data.y, boxes[k]);
         out[k].model = svm_model_from_dual(data, options.kernel, out[k].smo);
         out[k].seconds = stopwatch.seconds();
     }
