@@ -4,6 +4,7 @@
 #include "zeronorm/core/cpu_blas.hpp"
 #include "zeronorm/core/error.hpp"
 
+#include <algorithm>
 #include <array>
 #include <mutex>
 
@@ -78,9 +79,7 @@ std::string better_blas_coretype() {
     static constexpr std::array<const char*, 6> sse_era = {"Prescott", "Core2",     "Penryn",
                                                            "Dunnington", "Nehalem", "Atom"};
     const std::string loaded = cpu_blas_kernels();
-    bool fallback = false;
-    for (const char* name : sse_era) fallback = fallback || loaded == name;
-    if (!fallback) return "";
+    if (std::find(sse_era.begin(), sse_era.end(), loaded) == sse_era.end()) return "";
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))

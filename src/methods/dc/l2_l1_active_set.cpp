@@ -235,7 +235,8 @@ private:
                 if (stepping[std::size_t(group[std::size_t(m)])]) members.push_back(m);
             if (members.empty()) continue;
             const Index Rg = Index(members.size());
-            IndexVector block_columns;
+            const bool whole_group = Rg == Index(group.size());
+            IndexVector block_columns;  // the members' blocks, where not the whole group
             Matrix Z = Matrix::Zero(g.width, Rg), sc(g.width, Rg);
             Vector unit(Rg);
             for (Index r = 0; r < Rg; ++r) {
@@ -243,15 +244,13 @@ private:
                 const Index q = group[std::size_t(m)], p = open[std::size_t(q)];
                 unit[r] = std::max(1.0, C_[p] * row_norm2_max_);
                 const double scale = std::sqrt(C_[p] / unit[r]);
-                for (Index j = 0; j < g.width; ++j) {
-                    block_columns.push_back(m * g.width + j);
-                    if (j < Index(active_[std::size_t(q)].size())) Z(j, r) = scale;
-                }
+                Z.col(r).head(Index(active_[std::size_t(q)].size())).setConstant(scale);
+                if (!whole_group)
+                    for (Index j = 0; j < g.width; ++j) block_columns.push_back(m * g.width + j);
                 sc.col(r) = g.sc.col(m);
             }
-            const DeviceMatrix sub = Rg == Index(group.size())
-                                         ? g.blocks
-                                         : backend_.select_columns(g.blocks, block_columns);
+            const DeviceMatrix sub =
+                whole_group ? g.blocks : backend_.select_columns(g.blocks, block_columns);
             const DeviceMatrix K = backend_.scaled_gram_batch(sub, sub, backend_.upload(Z));
             const Matrix XG = block_products(backend_, sub, sc);
             SmoBatchTerms terms{Matrix(n_, Rg), Vector::Zero(Rg)};
