@@ -77,6 +77,8 @@ public:
                             const std::vector<IndexVector>& test_rows, bool standardize) override;
     DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
                                    const DeviceMatrix& Z, Precision precision) override;
+    DeviceMatrix gram_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B,
+                            Precision precision) override;
     DeviceMatrix kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,
                               const DeviceMatrix& B) override;
     DeviceMatrix gather_blocks(const DeviceMatrix& K, Index block_width, const IndexVector& source,

@@ -97,26 +97,50 @@ DeviceMatrix CpuBackend::kernel_matrix(const KernelSpec& spec, const DeviceMatri
     return K;
 }
 
-DeviceMatrix CpuBackend::scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
-                                           const DeviceMatrix& Z, Precision precision) {
-    const Index d = detail::check_scaled_gram_batch(A, B, Z);
-    const Index P = Z.cols();
+namespace {
+
+// K_p = (A_p diag z_p)(B_p diag z_p)' for p < P, z_p = column p of Z, or A_p B_p' when Z is null.
+DeviceMatrix gram_blocks(const DeviceMatrix& A, const DeviceMatrix& B, const DeviceMatrix* Z,
+                         Index P, Index d, Precision precision) {
+    const bool symmetric = &A == &B;
     const Index l = B.rows();
     DeviceMatrix K = allocate_host(A.rows(), l * P);
     auto out = view(K);
     for (Index p = 0; p < P; ++p) {
-        const auto z = view(Z).col(p).asDiagonal();
-        const Matrix SA = view(block(A, d, p)) * z;
-        const Matrix SB = &A == &B ? Matrix() : Matrix(view(block(B, d, p)) * z);
-        const Matrix& rhs = &A == &B ? SA : SB;
+        const DeviceMatrix a = block(A, d, p), b = block(B, d, p);
+        if (Z == nullptr && precision == Precision::Float64) {
+            out.middleCols(p * l, l).noalias() = view(a) * view(b).transpose();
+            continue;
+        }
+        Matrix SA = view(a), SB = symmetric ? Matrix() : Matrix(view(b));
+        if (Z != nullptr) {
+            const auto z = view(*Z).col(p).asDiagonal();
+            SA = SA * z;
+            if (!symmetric) SB = SB * z;
+        }
+        const Matrix& rhs = symmetric ? SA : SB;
         if (precision == Precision::Float32) {
-            const Eigen::MatrixXf a = SA.cast<float>(), b = rhs.cast<float>();
-            out.middleCols(p * l, l) = (a * b.transpose()).cast<double>();
+            const Eigen::MatrixXf fa = SA.cast<float>(), fb = rhs.cast<float>();
+            out.middleCols(p * l, l) = (fa * fb.transpose()).cast<double>();
         } else {
             out.middleCols(p * l, l).noalias() = SA * rhs.transpose();
         }
     }
     return K;
+}
+
+}  // namespace
+
+DeviceMatrix CpuBackend::scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
+                                           const DeviceMatrix& Z, Precision precision) {
+    const Index d = detail::check_scaled_gram_batch(A, B, Z);
+    return gram_blocks(A, B, &Z, Z.cols(), d, precision);
+}
+
+DeviceMatrix CpuBackend::gram_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B,
+                                    Precision precision) {
+    const Index d = detail::check_kernel_batch(batch, A, B, "gram_batch");
+    return gram_blocks(A, B, nullptr, batch, d, precision);
 }
 
 DeviceMatrix CpuBackend::kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,

@@ -135,6 +135,8 @@ public:
                             const std::vector<IndexVector>& test_rows, bool standardize) override;
     DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
                                    const DeviceMatrix& Z, Precision precision) override;
+    DeviceMatrix gram_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B,
+                            Precision precision) override;
     DeviceMatrix kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,
                               const DeviceMatrix& B) override;
     DeviceMatrix gather_blocks(const DeviceMatrix& K, Index block_width, const IndexVector& source,
@@ -172,6 +174,9 @@ public:
 
 private:
     void release() noexcept;
+    // scaled_gram_batch and gram_batch: z = Z's data (d x P) or null for unit scales.
+    DeviceMatrix gram_blocks(const DeviceMatrix& A, const DeviceMatrix& B, const double* z,
+                             Index P, Index d, Precision precision);
     // The cuSOLVER handle, created on first use: most work (SMO, the batched cross-validation)
     // needs no factorisation and need not pay for its set-up.
     cusolverDnHandle_t solver();

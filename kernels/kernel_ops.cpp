@@ -138,19 +138,32 @@ DeviceMatrix CudaBackend::kernel_matrix(const KernelSpec& spec, const DeviceMatr
 }
 
 // Batches (backend.hpp): the column scaling of every block in one pass (Z's column-major order
-// is the order of the batch's columns), then one strided-batched GEMM.
+// is the order of the batch's columns), then one strided-batched GEMM; without scales the GEMM
+// reads the blocks in place.
 DeviceMatrix CudaBackend::scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
                                             const DeviceMatrix& Z, Precision precision) {
     DeviceGuard guard(device_);
     const Index d = detail::check_scaled_gram_batch(A, B, Z);
-    require_device_memory(A, "A", "scaled_gram_batch");
-    require_device_memory(B, "B", "scaled_gram_batch");
     require_device_memory(Z, "Z", "scaled_gram_batch");
-    const Index P = Z.cols();
+    return gram_blocks(A, B, Z.data(), Z.cols(), d, precision);
+}
+
+DeviceMatrix CudaBackend::gram_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B,
+                                     Precision precision) {
+    DeviceGuard guard(device_);
+    const Index d = detail::check_kernel_batch(batch, A, B, "gram_batch");
+    return gram_blocks(A, B, nullptr, batch, d, precision);
+}
+
+DeviceMatrix CudaBackend::gram_blocks(const DeviceMatrix& A, const DeviceMatrix& B,
+                                      const double* z, Index P, Index d, Precision precision) {
+    const char* where = z != nullptr ? "scaled_gram_batch" : "gram_batch";
+    require_device_memory(A, "A", where);
+    require_device_memory(B, "B", where);
     const Index m = A.rows();
     const Index l = B.rows();
     const bool symmetric = &A == &B;
-    DeviceMatrix K = allocate_matrix(m, l * P, true, "scaled_gram_batch");
+    DeviceMatrix K = allocate_matrix(m, l * P, true, where);
     if (K.empty()) {
         sync();
         return K;
@@ -161,8 +174,12 @@ DeviceMatrix CudaBackend::scaled_gram_batch(const DeviceMatrix& A, const DeviceM
         sync();
         return K;
     }
+    const int bm = blas_int(m, where);
+    const int bl = blas_int(l, where);
+    const int bd = blas_int(d, where);
+    const int batch = blas_int(P, where);
     if (precision == Precision::Float32) {
-        // Single-precision scaled copies and product in the workspace (each part starting on a
+        // Single-precision (scaled) copies and product in the workspace (each part starting on a
         // 256-byte boundary), widened into K.
         const auto round_up = [](std::size_t floats) { return (floats + 63) / 64 * 64; };
         const std::size_t a = round_up(static_cast<std::size_t>(A.size()));
@@ -171,35 +188,36 @@ DeviceMatrix CudaBackend::scaled_gram_batch(const DeviceMatrix& A, const DeviceM
         float* As = reinterpret_cast<float*>(batch_workspace((a + b + k + 1) / 2));
         float* Bs = symmetric ? As : As + a;
         float* Kf = As + a + b;
-        scale_columns_to_float(A.data(), m, d * P, Z.data(), As, stream_);
-        if (!symmetric) scale_columns_to_float(B.data(), l, d * P, Z.data(), Bs, stream_);
+        scale_columns_to_float(A.data(), m, d * P, z, As, stream_);
+        if (!symmetric) scale_columns_to_float(B.data(), l, d * P, z, Bs, stream_);
         const float one = 1.0f;
         const float zero = 0.0f;
-        ZN_CUBLAS_TRY(cublasSgemmStridedBatched(
-            blas_, CUBLAS_OP_N, CUBLAS_OP_T, blas_int(m, "scaled_gram_batch"),
-            blas_int(l, "scaled_gram_batch"), blas_int(d, "scaled_gram_batch"), &one, As,
-            blas_int(m, "scaled_gram_batch"), m * d, Bs, blas_int(l, "scaled_gram_batch"), l * d,
-            &zero, Kf, blas_int(m, "scaled_gram_batch"), m * l, blas_int(P, "scaled_gram_batch")));
+        ZN_CUBLAS_TRY(cublasSgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, bm, bl, bd, &one,
+                                                As, bm, m * d, Bs, bl, l * d, &zero, Kf, bm,
+                                                m * l, batch));
         widen(Kf, K.data(), K.size(), stream_);
         sync();
         return K;
     }
-    double* As = batch_workspace(static_cast<std::size_t>(A.size() + (symmetric ? 0 : B.size())));
-    scale_columns(A.data(), m, d * P, Z.data(), nullptr, As, stream_);
-    const double* Bp = As;
-    if (!symmetric) {
-        double* Bs = As + A.size();
-        scale_columns(B.data(), l, d * P, Z.data(), nullptr, Bs, stream_);
-        Bp = Bs;
+    const double* Ap = A.data();
+    const double* Bp = B.data();
+    if (z != nullptr) {
+        double* As =
+            batch_workspace(static_cast<std::size_t>(A.size() + (symmetric ? 0 : B.size())));
+        scale_columns(A.data(), m, d * P, z, nullptr, As, stream_);
+        Ap = As;
+        Bp = As;
+        if (!symmetric) {
+            double* Bs = As + A.size();
+            scale_columns(B.data(), l, d * P, z, nullptr, Bs, stream_);
+            Bp = Bs;
+        }
     }
     const double one = 1.0;
     const double zero = 0.0;
-    const int bm = blas_int(m, "scaled_gram_batch");
-    const int bl = blas_int(l, "scaled_gram_batch");
-    const int bd = blas_int(d, "scaled_gram_batch");
-    ZN_CUBLAS_TRY(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, bm, bl, bd, &one,
-                                            As, bm, m * d, Bp, bl, l * d, &zero, K.data(),
-                                            bm, m * l, blas_int(P, "scaled_gram_batch")));
+    ZN_CUBLAS_TRY(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, bm, bl, bd, &one, Ap,
+                                            bm, m * d, Bp, bl, l * d, &zero, K.data(), bm, m * l,
+                                            batch));
     sync();
     return K;
 }

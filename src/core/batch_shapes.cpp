@@ -87,10 +87,11 @@ std::pair<Index, Index> check_split_batch(Index rows, const std::vector<IndexVec
     return {Index(n), Index(m)};
 }
 
-Index check_kernel_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B) {
-    ZN_EXPECTS(batch >= 1, "kernel_batch: batch must be >= 1, got " << batch);
+Index check_kernel_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B,
+                         const char* where) {
+    ZN_EXPECTS(batch >= 1, where << ": batch must be >= 1, got " << batch);
     ZN_EXPECTS_DIM(A.cols() % batch == 0 && A.cols() == B.cols(),
-                   "kernel_batch: A (" << shape(A) << ") and B (" << shape(B)
+                   where << ": A (" << shape(A) << ") and B (" << shape(B)
                                        << ") are not two batches of " << batch
                                        << " blocks with the same features");
     return A.cols() / batch;

@@ -1,6 +1,6 @@
-// Operand checks of the batched backend primitives (Backend::scaled_gram_batch, gemm_batch,
-// solve_smo_batch), shared by the CPU and CUDA backends so both reject the same inputs with the
-// same messages.
+// Operand checks of the batched backend primitives (Backend::scaled_gram_batch, gram_batch,
+// gemm_batch, solve_smo_batch), shared by the CPU and CUDA backends so both reject the same
+// inputs with the same messages.
 #pragma once
 
 #include <utility>
@@ -27,8 +27,9 @@ GemmBatchShape check_gemm_batch(Index batch, bool trans_a, bool trans_b, const D
 std::pair<Index, Index> check_split_batch(Index rows, const std::vector<IndexVector>& train_rows,
                                           const std::vector<IndexVector>& test_rows);
 
-// A (m x d batch) and B (l x d batch): returns d.
-Index check_kernel_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B);
+// A (m x d batch) and B (l x d batch): returns d. `where` names the call in messages.
+Index check_kernel_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B,
+                         const char* where = "kernel_batch");
 
 // gather_blocks' operands: returns (r, c), the rows and columns of every output block.
 std::pair<Index, Index> check_gather_blocks(const DeviceMatrix& K, Index block_width,

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <numeric>
 
 #include "evaluation/split_runner.hpp"
 #include "methods/arom/arom.hpp"
@@ -151,19 +152,18 @@ std::vector<Ranking> run_rfe(Backend& backend, const SplitBatch& c,
                        "batched RFE: the splits left lockstep");
         if (rounds > 0) {
             // Each split's alive columns within the block it had last round (both ascending).
-            IndexVector positions;
-            positions.reserve(std::size_t(r * P));
-            for (Index p = 0; p < P; ++p) {
-                const IndexVector& before = held[std::size_t(p)];
-                const Index offset = p * Index(before.size());
-                for (const Index k : positions_within(before, runs[std::size_t(p)].alive()))
-                    positions.push_back(offset + k);
-            }
+            IndexVector positions(std::size_t(r * P));
+            parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
+                const IndexVector& before = held[p];
+                const Index offset = Index(p) * Index(before.size());
+                const IndexVector within = positions_within(before, runs[p].alive());
+                for (std::size_t k = 0; k < within.size(); ++k)
+                    positions[p * std::size_t(r) + k] = offset + within[k];
+            });
             narrowed = backend.select_columns(rounds == 1 ? c.blocks.train : narrowed, positions);
         }
         const DeviceMatrix& X = rounds > 0 ? narrowed : c.blocks.train;
-        const DeviceMatrix ones = backend.upload(Matrix::Ones(r, P));
-        const DeviceMatrix K = backend.scaled_gram_batch(X, X, ones, options.gram_precision);
+        const DeviceMatrix K = backend.gram_batch(P, X, X, options.gram_precision);
         clock.lap(phases.gram);
         const std::vector<SmoResult> duals =
             solve_dense_dual_batch(backend, K, c.y_train, inner, &beta);
@@ -174,8 +174,8 @@ std::vector<Ranking> run_rfe(Backend& backend, const SplitBatch& c,
         const Matrix W =
             backend.download(dual_weights(backend, P, X, dual_coefficients(duals, c.y_train)));
         clock.lap(phases.weights);
-        for (Index p = 0; p < P; ++p) held[std::size_t(p)] = runs[std::size_t(p)].alive();
         parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
+            held[p] = runs[p].alive();
             const SmoResult& dual = duals[p];
             runs[p].advance(
                 {W.col(Index(p)).array().square().matrix(), -dual.objective, dual.status});
@@ -190,24 +190,37 @@ std::vector<Ranking> run_rfe(Backend& backend, const SplitBatch& c,
 }
 
 // The final classifiers on each split's selected original columns, cut from its blocks (so the
-// products cover r features), and their test errors, one batch per feature count.
+// products cover r features), and their test errors: every count's Grams side by side, then one
+// batch of duals and one of test decisions for all counts (problem k P + p is split p's
+// classifier on its subset for the k-th count), so the solver's stages run once, not once per
+// count.
 std::vector<SplitEvaluation> evaluate_selections(Backend& backend, const SplitBatch& c,
                                                  const SelectionEvaluationOptions& options,
                                                  const IndexVector& counts_desc,
                                                  const std::vector<Ranking>& rankings,
                                                  BatchPhaseSeconds& phases) {
     const SelectionOptions& sel = options.selection;
-    const Index P = c.splits(), d = c.features();
+    const IndexVector& counts = sel.feature_counts;  // the caller's order
+    const Index P = c.splits(), d = c.features(), n = c.train_rows(), m = c.y_test.rows();
+    const Index R = Index(counts.size());
     PhaseClock clock;
-    std::vector<SplitEvaluation> out(static_cast<std::size_t>(P));
-    const SmoOptions final_dual =
-        dual_options(sel.final_smo, sel.final_C, sel.final_ridge);
-    for (Index r : sel.feature_counts) {  // the caller's order
-        const auto pos = std::size_t(std::find(counts_desc.begin(), counts_desc.end(), r) -
-                                     counts_desc.begin());
+    std::vector<std::size_t> ranked(counts.size());  // position of counts[k] in counts_desc
+    for (std::size_t k = 0; k < counts.size(); ++k)
+        ranked[k] = std::size_t(std::find(counts_desc.begin(), counts_desc.end(), counts[k]) -
+                                counts_desc.begin());
+    DeviceMatrix K = backend.allocate(n, n * P * R);
+    DeviceMatrix K_test = backend.allocate(m, n * P * R);
+    const auto slots = [](Index first, Index count) {
+        IndexVector out(static_cast<std::size_t>(count));
+        std::iota(out.begin(), out.end(), first);
+        return out;
+    };
+    for (Index k = 0; k < R; ++k) {
+        const Index r = counts[std::size_t(k)];
         IndexVector columns;  // of the blocks, split by split
+        columns.reserve(std::size_t(r * P));
         for (Index p = 0; p < P; ++p) {
-            const IndexVector& selected = rankings[std::size_t(p)].selected[pos];
+            const IndexVector& selected = rankings[std::size_t(p)].selected[ranked[std::size_t(k)]];
             ZN_EXPECTS(Index(selected.size()) == r, "batched selection: split "
                                                         << p << " selected " << selected.size()
                                                         << " features for the count " << r);
@@ -215,24 +228,27 @@ std::vector<SplitEvaluation> evaluate_selections(Backend& backend, const SplitBa
         }
         const DeviceMatrix S_train = backend.select_columns(c.blocks.train, columns);
         const DeviceMatrix S_test = backend.select_columns(c.blocks.test, columns);
-        const DeviceMatrix ones = backend.upload(Matrix::Ones(r, P));
-        const DeviceMatrix K =
-            backend.scaled_gram_batch(S_train, S_train, ones, options.gram_precision);
-        const std::vector<SmoResult> duals = solve_dense_dual_batch(backend, K, c.y_train, final_dual);
-        const DeviceMatrix K_test =
-            backend.scaled_gram_batch(S_test, S_train, ones, options.gram_precision);
-        const std::vector<double> errors =
-            batch_test_errors(backend, K_test, duals, c.y_train, c.y_test);
-        for (Index p = 0; p < P; ++p) {
-            SplitEvaluation& e = out[std::size_t(p)];
-            e.errors.push_back(errors[std::size_t(p)]);
-            e.selected.push_back(rankings[std::size_t(p)].selected[pos]);
-            e.classifier_status.push_back(duals[std::size_t(p)].status);
-        }
+        backend.assign_columns(K, slots(k * n * P, n * P),
+                               backend.gram_batch(P, S_train, S_train, options.gram_precision));
+        backend.assign_columns(K_test, slots(k * n * P, n * P),
+                               backend.gram_batch(P, S_test, S_train, options.gram_precision));
     }
+    const Matrix Y = c.y_train.replicate(1, R), Y_test = c.y_test.replicate(1, R);
+    const SmoOptions final_dual = dual_options(sel.final_smo, sel.final_C, sel.final_ridge);
+    const std::vector<SmoResult> duals = solve_dense_dual_batch(backend, K, Y, final_dual);
+    const std::vector<double> errors = batch_test_errors(backend, K_test, duals, Y, Y_test);
+    std::vector<SplitEvaluation> out(static_cast<std::size_t>(P));
     for (Index p = 0; p < P; ++p) {
-        out[std::size_t(p)].iterations = rankings[std::size_t(p)].iterations;
-        out[std::size_t(p)].status = rankings[std::size_t(p)].status;
+        SplitEvaluation& e = out[std::size_t(p)];
+        const Ranking& ranking = rankings[std::size_t(p)];
+        for (Index k = 0; k < R; ++k) {
+            const auto q = std::size_t(k * P + p);
+            e.errors.push_back(errors[q]);
+            e.selected.push_back(ranking.selected[ranked[std::size_t(k)]]);
+            e.classifier_status.push_back(duals[q].status);
+        }
+        e.iterations = ranking.iterations;
+        e.status = ranking.status;
     }
     clock.lap(phases.final_classifiers);
     return out;
@@ -267,8 +283,13 @@ std::vector<SplitEvaluation> evaluate_selection_batched(
     std::sort(counts_desc.begin(), counts_desc.end(), std::greater<Index>());
     if (folds.empty()) return {};
     const std::size_t rows = folds.front().train.size() + folds.front().test.size();
+    // Per split: its blocks and their scaled copies, and the final classifiers' Grams of every
+    // count (training and test rows against the training rows, each with its temporary).
     const std::size_t per_split =
-        2 * rows * static_cast<std::size_t>(prepared.n_features()) * sizeof(double);
+        2 * rows *
+        (static_cast<std::size_t>(prepared.n_features()) +
+         folds.front().train.size() * counts_desc.size()) *
+        sizeof(double);
     const DeviceMatrix X = backend.upload(prepared.X);
     return run_in_chunks<SplitEvaluation>(
         folds.size(), backend.capabilities().batch_bytes, per_split,

@@ -16,10 +16,10 @@ std::string why_not_batched(const Dataset& data, const std::vector<Fold>& folds,
                             const SelectionEvaluationOptions& options);
 
 // Every split's l2-AROM path (or linear RFE, selection_batch.cpp: run_rfe), retrained final
-// classifiers and test errors, the splits advancing
-// together: per AROM iteration one scaled_gram_batch, one solve_dense_dual_batch (batched SMO and
-// Newton finishes, warm-started), one gemm_batch and one multiplicative_update_batch for all
-// splits still running. The scales stay in the backend's memory (d x P); each split's counts and
+// classifiers and test errors, the splits advancing together: per AROM iteration one
+// scaled_gram_batch, one solve_dense_dual_batch (batched SMO and Newton finishes,
+// warm-started), one gemm_batch and one multiplicative_update_batch for all splits still
+// running; the final classifiers of every split and count in one solve_dense_dual_batch. The scales stay in the backend's memory (d x P); each split's counts and
 // stopping rules are its own AromPath on the host, which reads only the survivors and largest
 // change of each update, plus the scale columns a feature count reached is read from. Pruned
 // features keep their columns with z_j = 0 (the per-split route drops them), so the products

@@ -221,6 +221,38 @@ TEST_P(BackendPrimitives, ScaledGramBatchMatchesBlockByBlock) {
                  DimensionMismatch);
 }
 
+// The unscaled form: the Grams of the blocks as they are (the unit scales of the reference), in
+// both precisions, and the same numbers as scaled_gram_batch with unit scales.
+TEST_P(BackendPrimitives, GramBatchIsTheUnitScaledGram) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 12);
+    const Index P = 11, m = 29, l = 7, d = 53;
+    const Matrix A = random_matrix(m, d * P, rng), B = random_matrix(l, d * P, rng);
+    const Matrix ones = Matrix::Ones(d, P);
+    const DeviceMatrix dA = backend->upload(A), dB = backend->upload(B);
+    for (const Precision precision : {Precision::Float64, Precision::Float32}) {
+        const double tolerance = precision == Precision::Float64 ? 1e-13 : 1e-5;
+        const Matrix K = backend->download(backend->gram_batch(P, dA, dA, precision));
+        const Matrix KB = backend->download(backend->gram_batch(P, dA, dB, precision));
+        ASSERT_EQ(K.cols(), m * P);
+        ASSERT_EQ(KB.rows(), m);
+        ASSERT_EQ(KB.cols(), l * P);
+        EXPECT_LT(relative_error(K, reference::scaled_gram_batch(A, A, ones, precision)),
+                  tolerance);
+        EXPECT_LT(relative_error(KB, reference::scaled_gram_batch(A, B, ones, precision)),
+                  tolerance);
+        const DeviceMatrix dZ = backend->upload(ones);
+        EXPECT_LT(relative_error(KB, backend->download(
+                                         backend->scaled_gram_batch(dA, dB, dZ, precision))),
+                  tolerance);
+    }
+    EXPECT_THROW(backend->gram_batch(P - 1, dA, dB), DimensionMismatch);
+    EXPECT_THROW(backend->gram_batch(0, dA, dB), InvalidArgument);
+    EXPECT_THROW(backend->gram_batch(P, dA, backend->upload(Matrix(B.leftCols(d * P - 1)))),
+                 DimensionMismatch);
+}
+
 TEST_P(BackendPrimitives, SplitBatchMatchesTheReferencePerSplit) {
     ZN_SEED_TRACE();
     ZN_BACKEND_OR_SKIP(backend, GetParam());
@@ -374,7 +406,7 @@ void expect_smo_batch_matches_reference(Backend& backend, Index n, std::mt19937_
             X(i, p * d) += 0.8 * Y(i, p);  // some signal, still overlapping classes
         }
     const DeviceMatrix dX = backend.upload(X);
-    const DeviceMatrix K = backend.scaled_gram_batch(dX, dX, backend.upload(Matrix::Ones(d, P)));
+    const DeviceMatrix K = backend.gram_batch(P, dX, dX);
     const Matrix Kh = backend.download(K);
     SmoOptions options;
     options.C = 0.7;

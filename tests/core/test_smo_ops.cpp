@@ -223,7 +223,7 @@ TEST_P(SmoOpsGeneral, NewtonFinishOfSingularSystemsIsTheHostRule) {
     const Index n = 40, d = 3, P = 6;
     const auto [X, Y] = testing::random_two_class_batch(n, d, P, rng, 0.5);
     const DeviceMatrix dX = backend->upload(X);
-    const DeviceMatrix K = backend->scaled_gram_batch(dX, dX, backend->upload(Matrix::Ones(d, P)));
+    const DeviceMatrix K = backend->gram_batch(P, dX, dX);
     const Matrix K_host = backend->download(K);
     SmoOptions options;
     options.C = 1.0;

@@ -311,6 +311,13 @@ public:
         return store(reference::scaled_gram_batch(host(A), host(B), host(Z), precision));
     }
 
+    DeviceMatrix gram_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B,
+                            Precision precision) override {
+        const Index d = detail::check_kernel_batch(batch, A, B, "gram_batch");
+        return store(reference::scaled_gram_batch(host(A), host(B), Matrix::Ones(d, batch),
+                                                  precision));
+    }
+
     DeviceMatrix kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,
                               const DeviceMatrix& B) override {
         spec.validate(detail::check_kernel_batch(batch, A, B));

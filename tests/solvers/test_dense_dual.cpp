@@ -118,8 +118,7 @@ TEST_P(DenseDual, NewtonFinishBatchMatchesTheReference) {
             Y.col(p) = data.y;
         }
         const DeviceMatrix dX = backend->upload(X);
-        const DeviceMatrix K =
-            backend->scaled_gram_batch(dX, dX, backend->upload(Matrix::Ones(c.d, P)));
+        const DeviceMatrix K = backend->gram_batch(P, dX, dX);
         const Matrix K_host = backend->download(K);
         SmoOptions options;
         options.C = c.C;
@@ -184,7 +183,7 @@ TEST_P(DenseDual, BatchEqualsOneProblemAtATime) {
     const Index P = 6, n = 50, d = 300;
     const auto [X, Y] = testing::random_two_class_batch(n, d, P, rng, 0.3);
     const DeviceMatrix dX = backend->upload(X);
-    const DeviceMatrix K = backend->scaled_gram_batch(dX, dX, backend->upload(Matrix::Ones(d, P)));
+    const DeviceMatrix K = backend->gram_batch(P, dX, dX);
     const Matrix K_host = backend->download(K);
     SmoOptions options;
     options.C = std::numeric_limits<double>::infinity();
@@ -229,7 +228,7 @@ TEST_P(DenseDual, NewtonFinishSolvesSingularSystems) {
     const Index P = 12, n = 40, d = 4;
     const auto [X, Y] = testing::random_two_class_batch(n, d, P, rng, 0.5);
     const DeviceMatrix dX = backend->upload(X);
-    const DeviceMatrix K = backend->scaled_gram_batch(dX, dX, backend->upload(Matrix::Ones(d, P)));
+    const DeviceMatrix K = backend->gram_batch(P, dX, dX);
     const Matrix K_host = backend->download(K);
     SmoOptions options;
     options.C = 100.0;

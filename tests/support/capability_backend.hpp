@@ -23,7 +23,7 @@ class CapabilityBackend final : public Backend {
 public:
     struct Counters {
         std::atomic<int> workers{0};       // make_worker calls
-        std::atomic<int> kernel_calls{0};  // kernel_matrix, kernel_batch, scaled_gram_batch calls
+        std::atomic<int> kernel_calls{0};  // kernel_matrix, kernel_batch, (scaled_)gram_batch calls
     };
 
     CapabilityBackend(std::unique_ptr<Backend> inner, BackendCapabilities caps,
@@ -88,6 +88,11 @@ public:
                                    const DeviceMatrix& Z, Precision precision) override {
         ++counters_->kernel_calls;
         return inner_->scaled_gram_batch(A, &A == &B ? A : B, Z, precision);
+    }
+    DeviceMatrix gram_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B,
+                            Precision precision) override {
+        ++counters_->kernel_calls;
+        return inner_->gram_batch(batch, A, &A == &B ? A : B, precision);
     }
     DeviceMatrix kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,
                               const DeviceMatrix& B) override {

@@ -169,6 +169,11 @@ public:
     virtual DeviceMatrix scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
                                            const DeviceMatrix& Z,
                                            Precision precision = Precision::Float64) = 0;
+    // The same without scales (every z_p = 1): K_p = A_p B_p' for p < batch, A m x (d batch),
+    // B l x (d batch). The products read the blocks where they are (no scaled copies, no scales
+    // to send).
+    virtual DeviceMatrix gram_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B,
+                                    Precision precision = Precision::Float64) = 0;
 
     // Kernel matrices block by block: K_p = k(A_p, B_p) for p < batch, A m x (d batch) and
     // B l x (d batch) (blocks of d features): returns m x (l batch). &A == &B gives the batch's
