@@ -42,8 +42,8 @@ public:
             return values;
         }
         const std::size_t nn = std::size_t(n) * std::size_t(n);
-        DeviceBuffer<double> W(nn * std::size_t(P), b_.device());
-        DeviceBuffer<double> sums(std::size_t(n) * std::size_t(P), b_.device());
+        DeviceBuffer<double> W(nn * std::size_t(P), b_.memory());
+        DeviceBuffer<double> sums(std::size_t(n) * std::size_t(P), b_.memory());
         if (spec.type == AlignmentKernel::Gaussian) {
             gaussian(spec.scale, X, Y, Theta, W.get(), sums.get(), gradient.data());
         } else {
@@ -118,8 +118,8 @@ public:
         // Poisoned: every entry must be written by the kernel.
         std::vector<double> out(count, std::numeric_limits<double>::quiet_NaN());
         if (n == 0) return std::vector<double>(count, 0.0);
-        DeviceBuffer<double> D(std::size_t(n) * std::size_t(n), b_.device());
-        DeviceBuffer<double> sums(count, b_.device());
+        DeviceBuffer<double> D(std::size_t(n) * std::size_t(n), b_.memory());
+        DeviceBuffer<double> sums(count, b_.memory());
         b_.copy_to_device(sums.get(), out.data(), count);
         cuda_detail::gaussian_removal_sums(X.data(), v.data(), n, d, scale, D.get(), sums.get(),
                                            b_.stream());
@@ -139,8 +139,8 @@ private:
         const char* where = "weighted_kernel_sum_batch";
         const int bn = blas_int(n, where), bd = blas_int(d, where), bP = blas_int(P, where);
         const long long nd = static_cast<long long>(n) * d, nn = static_cast<long long>(n) * n;
-        DeviceBuffer<double> scaled(std::size_t(nd) * std::size_t(P), b_.device());
-        DeviceBuffer<double> norms(std::size_t(n) * std::size_t(P), b_.device());
+        DeviceBuffer<double> scaled(std::size_t(nd) * std::size_t(P), b_.memory());
+        DeviceBuffer<double> norms(std::size_t(n) * std::size_t(P), b_.memory());
         weight_columns(X.data(), n, d, Theta.data(), P, scaled.get(), b_.stream());
         weighted_norms(X.data(), scaled.get(), n, d, P, norms.get(), b_.stream());
         const double one = 1.0, zero = 0.0;

@@ -30,8 +30,8 @@ public:
         std::vector<ScaleUpdate> out(static_cast<std::size_t>(P));
         if (P == 0) return out;
         const std::vector<int> flags(update.begin(), update.end());
-        DeviceBuffer<int> d_flags(flags.size(), b_.device());
-        DeviceBuffer<ScaleUpdateOutcome> d_outcomes(flags.size(), b_.device());
+        DeviceBuffer<int> d_flags(flags.size(), b_.memory());
+        DeviceBuffer<ScaleUpdateOutcome> d_outcomes(flags.size(), b_.memory());
         b_.copy_to_device(d_flags.get(), flags.data(), flags.size());
         // Zeroed: the kernel writes the outcomes of the updated columns only (and no padding).
         ZN_CUDA_TRY(cudaMemsetAsync(d_outcomes.get(), 0, flags.size() * sizeof(ScaleUpdateOutcome),

@@ -3,7 +3,12 @@
 // libzeronorm_cuda.so that the core loads on first use (src/core/cuda_module.hpp).
 #include <algorithm>
 #include <climits>
+#include <cstdint>
+#include <cstdlib>
 #include <iomanip>
+#include <limits>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <utility>
 
@@ -30,8 +35,12 @@ DeviceGuard::~DeviceGuard() {
     if (switched_ && cudaSetDevice(previous_) != cudaSuccess) (void)cudaGetLastError();
 }
 
-void free_device_memory(void* p, int device) noexcept {
-    if (p == nullptr) return;
+namespace {
+
+// Runs `body` with `device` current and restores the caller's device, without throwing: false
+// where switching failed (the runtime's last error is then cleared).
+template <class Body>
+bool on_device_quietly(int device, Body body) noexcept {
     int previous = -1;
     bool switched = false;
     bool failed = false;
@@ -43,9 +52,94 @@ void free_device_memory(void* p, int device) noexcept {
     } else {
         failed = true;
     }
-    if (cudaFree(p) != cudaSuccess) failed = true;
+    if (!failed && !body()) failed = true;
     if (switched && cudaSetDevice(previous) != cudaSuccess) failed = true;
     if (failed) (void)cudaGetLastError();  // keep later launch checks clean
+    return !failed;
+}
+
+bool pool_wanted() {
+    const char* choice = std::getenv("ZERONORM_CUDA_ALLOCATOR");
+    if (choice == nullptr || *choice == '\0' || std::string(choice) == "pool") return true;
+    if (std::string(choice) == "malloc") return false;
+    throw InvalidArgument(std::string("ZERONORM_CUDA_ALLOCATOR must be pool or malloc, not '") +
+                          choice + "'");
+}
+
+}  // namespace
+
+OwnedStream::OwnedStream(int device) : device_(device) {
+    DeviceGuard guard(device_);
+    ZN_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+}
+
+OwnedStream::~OwnedStream() {
+    on_device_quietly(device_, [this] { return cudaStreamDestroy(stream_) == cudaSuccess; });
+}
+
+cudaMemPool_t shared_device_pool(int device) {
+    static std::mutex mutex;
+    static std::map<int, cudaMemPool_t> pools;  // kept to the end of the process
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto found = pools.find(device);
+    if (found != pools.end()) return found->second;
+    cudaMemPool_t pool = nullptr;
+    int supported = 0;
+    ZN_CUDA_TRY(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device));
+    if (supported != 0 && pool_wanted()) {
+        cudaMemPoolProps props{};
+        props.allocType = cudaMemAllocationTypePinned;
+        props.handleTypes = cudaMemHandleTypeNone;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = device;
+        ZN_CUDA_TRY(cudaMemPoolCreate(&pool, &props));
+        // Keep what is freed (the default, 0, hands it back to the device at every
+        // synchronisation, and the next allocation maps it again).
+        std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
+        ZN_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    }
+    pools.emplace(device, pool);
+    return pool;
+}
+
+void* DeviceMemory::allocate(std::size_t bytes) const {
+    void* p = nullptr;
+    if (pool == nullptr) {
+        ZN_CUDA_TRY_ALLOC(cudaMalloc(&p, bytes), bytes);
+        return p;
+    }
+    cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool, stream->get());
+    if (err == cudaErrorMemoryAllocation) {
+        // Hand what the pool holds unused back to the device (other backends' frees
+        // included) and try once more.
+        (void)cudaGetLastError();
+        ZN_CUDA_TRY(cudaStreamSynchronize(stream->get()));
+        ZN_CUDA_TRY(cudaMemPoolTrimTo(pool, 0));
+        err = cudaMallocFromPoolAsync(&p, bytes, pool, stream->get());
+    }
+    ZN_CUDA_TRY_ALLOC(err, bytes);
+    return p;
+}
+
+void DeviceMemory::free(void* p) const noexcept {
+    if (p == nullptr) return;
+    on_device_quietly(device, [&] {
+        return (pool != nullptr ? cudaFreeAsync(p, stream->get()) : cudaFree(p)) == cudaSuccess;
+    });
+}
+
+std::size_t DeviceMemory::available() const {
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    ZN_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (pool != nullptr) {
+        std::uint64_t reserved = 0;
+        std::uint64_t used = 0;
+        ZN_CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+        ZN_CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+        if (reserved > used) free_bytes += static_cast<std::size_t>(reserved - used);
+    }
+    return free_bytes;
 }
 
 std::size_t checked_bytes(Index rows, Index cols, std::size_t element_size, const char* where) {
@@ -96,16 +190,16 @@ CudaBackend::CudaBackend(int device) : device_(device) {
                         std::to_string(prop.major) + std::to_string(prop.minor));
     }
     try {
-        ZN_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+        memory_.device = device_;
+        memory_.pool = shared_device_pool(device_);
+        memory_.stream = std::make_shared<OwnedStream>(device_);
+        stream_ = memory_.stream->get();
         ZN_CUBLAS_TRY(cublasCreate(&blas_));
         ZN_CUBLAS_TRY(cublasSetStream(blas_, stream_));
         ZN_CUBLAS_TRY(cublasSetPointerMode(blas_, CUBLAS_POINTER_MODE_HOST));
         // Deterministic results: no atomics-based algorithms.
         ZN_CUBLAS_TRY(cublasSetAtomicsMode(blas_, CUBLAS_ATOMICS_NOT_ALLOWED));
-        std::size_t free_bytes = 0;
-        std::size_t total_bytes = 0;
-        ZN_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-        batch_bytes_ = std::max(free_bytes / 4, std::size_t{256} << 20);
+        batch_bytes_ = std::max(memory_.available() / 4, std::size_t{256} << 20);
         smo_ = make_smo_ops(*this);
         arom_ = make_arom_ops(*this);
         alignment_ = make_alignment_ops(*this);
@@ -126,7 +220,9 @@ void CudaBackend::release() noexcept {
     if (stream_ != nullptr && cudaStreamSynchronize(stream_) != cudaSuccess) failed = true;
     if (solver_ != nullptr) (void)cusolverDnDestroy(solver_);
     if (blas_ != nullptr) (void)cublasDestroy(blas_);
-    if (stream_ != nullptr && cudaStreamDestroy(stream_) != cudaSuccess) failed = true;
+    workspace_.reset();
+    workspace_count_ = 0;
+    memory_.stream.reset();  // the stream goes with the last allocation freed in its order
     solver_ = nullptr;
     blas_ = nullptr;
     stream_ = nullptr;
@@ -152,10 +248,9 @@ std::string CudaBackend::description() const {
 DeviceMatrix CudaBackend::allocate_matrix(Index rows, Index cols, bool poison, const char* where) {
     const std::size_t bytes = checked_bytes(rows, cols, sizeof(double), where);
     if (bytes == 0) return DeviceMatrix(std::shared_ptr<double>(), rows, cols);
-    void* p = nullptr;
-    ZN_CUDA_TRY_ALLOC(cudaMalloc(&p, bytes), bytes);
+    void* p = memory_.allocate(bytes);
     // The shared_ptr takes ownership at once (it frees p itself if its own allocation throws).
-    std::shared_ptr<double> storage(static_cast<double*>(p), DeviceDeleter{device_});
+    std::shared_ptr<double> storage(static_cast<double*>(p), DeviceDeleter{memory_});
     if (poison) ZN_CUDA_TRY(cudaMemsetAsync(p, 0xFF, bytes, stream_));
     return DeviceMatrix(std::move(storage), rows, cols);
 }
@@ -174,7 +269,7 @@ void CudaBackend::require_device_memory(const DeviceMatrix& m, const char* name,
 }
 
 bool CudaBackend::all_finite(const DeviceMatrix& m) {
-    DeviceBuffer<int> d_flag(1, device_);
+    DeviceBuffer<int> d_flag(1, memory_);
     ZN_CUDA_TRY(cudaMemsetAsync(d_flag.get(), 0, sizeof(int), stream_));
     check_finite(m.data(), m.size(), d_flag.get(), stream_);
     int flag = 0;
@@ -187,10 +282,8 @@ double* CudaBackend::batch_workspace(std::size_t count) {
     if (count > workspace_count_) {
         workspace_.reset();  // free the old one first
         workspace_count_ = 0;
-        const std::size_t bytes = count * sizeof(double);
-        void* p = nullptr;
-        ZN_CUDA_TRY_ALLOC(cudaMalloc(&p, bytes), bytes);
-        workspace_ = std::shared_ptr<double>(static_cast<double*>(p), DeviceDeleter{device_});
+        void* p = memory_.allocate(count * sizeof(double));
+        workspace_ = std::shared_ptr<double>(static_cast<double*>(p), DeviceDeleter{memory_});
         workspace_count_ = count;
     }
     return workspace_.get();

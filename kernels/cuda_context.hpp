@@ -1,6 +1,6 @@
 // The CUDA backend's private context: one device, one non-blocking stream, a cuBLAS and a
-// cuSOLVER dense handle bound to that stream. DeviceMatrix storage is cudaMalloc'ed memory freed
-// by the last owner. Every public method makes its device current for its duration (and
+// cuSOLVER dense handle bound to that stream. DeviceMatrix storage comes from the device's
+// memory pool in the stream's order (DeviceMemory) and is freed by the last owner. Every public method makes its device current for its duration (and
 // restores the caller's), enqueues its work on the stream and synchronises before returning, so
 // errors are reported by the call that caused them and no temporary outlives the work that uses
 // it. A CudaBackend is not safe to use from several threads at once.
@@ -43,13 +43,47 @@ private:
     bool switched_ = false;
 };
 
-// Frees device memory of `device` without throwing (used by deleters and destructors, which
-// may run after an error or at program exit, when the runtime may already be shutting down).
-void free_device_memory(void* p, int device) noexcept;
+// A stream of `device`, destroyed with its last owner: the backend and every allocation freed in
+// its order (an allocation may outlive the backend that made it).
+class OwnedStream {
+public:
+    explicit OwnedStream(int device);
+    ~OwnedStream();
+    OwnedStream(const OwnedStream&) = delete;
+    OwnedStream& operator=(const OwnedStream&) = delete;
+    cudaStream_t get() const { return stream_; }
+
+private:
+    int device_;
+    cudaStream_t stream_ = nullptr;
+};
+
+// Where a backend's device memory comes from. With a pool (the default), allocations and frees
+// are ordered on the backend's stream and what is freed stays in the pool, kept for the next
+// allocation, instead of a cudaMalloc and a device-wide synchronising cudaFree per temporary
+// (a batched solve makes dozens of them); a request the device cannot serve first returns the
+// pool's unused memory to the device and tries once more. ZERONORM_CUDA_ALLOCATOR=malloc (or a
+// device without memory pools) gives plain cudaMalloc/cudaFree.
+struct DeviceMemory {
+    int device = 0;
+    cudaMemPool_t pool = nullptr;  // null: cudaMalloc / cudaFree
+    std::shared_ptr<OwnedStream> stream;
+
+    // `bytes` (> 0) of device memory; OutOfDeviceMemory(bytes) when it cannot be had.
+    void* allocate(std::size_t bytes) const;
+    // Frees without throwing (deleters and destructors run after errors and at exit).
+    void free(void* p) const noexcept;
+    // Bytes the device has free plus those the pool holds unused.
+    std::size_t available() const;
+};
+
+// The pool of `device` that every backend on it shares (created on first use, for the life of
+// the process), or null where the device has none or ZERONORM_CUDA_ALLOCATOR=malloc.
+cudaMemPool_t shared_device_pool(int device);
 
 struct DeviceDeleter {
-    int device;
-    void operator()(double* p) const noexcept { free_device_memory(p, device); }
+    DeviceMemory memory;
+    void operator()(double* p) const noexcept { memory.free(p); }
 };
 
 // rows x cols x element_size, checked against negative sizes and overflow.
@@ -62,24 +96,21 @@ int blas_int(Index v, const char* where);
 template <class T>
 class DeviceBuffer {
 public:
-    DeviceBuffer(std::size_t count, int device) : device_(device) {
+    DeviceBuffer(std::size_t count, const DeviceMemory& memory) : memory_(memory) {
         if (count == 0) return;
         ZN_EXPECTS(count <= std::numeric_limits<std::size_t>::max() / sizeof(T),
                    "device buffer of " << count << " elements is too large");
-        const std::size_t bytes = count * sizeof(T);
-        void* p = nullptr;
-        ZN_CUDA_TRY_ALLOC(cudaMalloc(&p, bytes), bytes);
-        ptr_ = static_cast<T*>(p);
+        ptr_ = static_cast<T*>(memory_.allocate(count * sizeof(T)));
     }
-    ~DeviceBuffer() { free_device_memory(ptr_, device_); }
+    ~DeviceBuffer() { memory_.free(ptr_); }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
     T* get() const { return ptr_; }
 
 private:
+    const DeviceMemory& memory_;
     T* ptr_ = nullptr;
-    int device_;
 };
 
 class CudaBackend;
@@ -147,6 +178,7 @@ public:
 
     // ---- for the operation sets ------------------------------------------------------------
     int device() const { return device_; }
+    const DeviceMemory& memory() const { return memory_; }
     // The device's limits the launch-size rules read (launch_rules.hpp).
     const launch_rules::DeviceLimits& limits() const { return limits_; }
     cudaStream_t stream() const { return stream_; }
@@ -186,7 +218,8 @@ private:
     launch_rules::DeviceLimits limits_;
     std::size_t total_memory_ = 0;
     std::size_t batch_bytes_ = std::size_t{1} << 30;  // BackendCapabilities::batch_bytes
-    cudaStream_t stream_ = nullptr;
+    DeviceMemory memory_;          // owns the stream (memory_.stream)
+    cudaStream_t stream_ = nullptr;  // memory_.stream->get()
     cublasHandle_t blas_ = nullptr;
     cusolverDnHandle_t solver_ = nullptr;
     std::shared_ptr<double> workspace_;

@@ -66,8 +66,8 @@ void CudaBackend::scale_rows_columns(DeviceMatrix& X, const Vector& row_scale,
     if (X.empty()) return;
     const auto nr = static_cast<std::size_t>(row_scale.size());
     const auto nc = static_cast<std::size_t>(col_scale.size());
-    DeviceBuffer<double> d_r(nr, device_);
-    DeviceBuffer<double> d_c(nc, device_);
+    DeviceBuffer<double> d_r(nr, memory_);
+    DeviceBuffer<double> d_c(nc, memory_);
     copy_to_device(d_r.get(), row_scale.data(), nr);
     copy_to_device(d_c.get(), col_scale.data(), nc);
     cuda_detail::scale_rows_columns(X.data(), X.rows(), X.cols(), nr > 0 ? d_r.get() : nullptr,
@@ -87,8 +87,8 @@ bool CudaBackend::cholesky_factor(DeviceMatrix& A) {
     int lwork = 0;
     ZN_CUSOLVER_TRY(
         cusolverDnDpotrf_bufferSize(solver(), CUBLAS_FILL_MODE_LOWER, bn, A.data(), bn, &lwork));
-    DeviceBuffer<double> work(static_cast<std::size_t>(std::max(lwork, 1)), device_);
-    DeviceBuffer<int> d_info(2, device_);  // [0]: cuSOLVER info, [1]: bad-diagonal flag
+    DeviceBuffer<double> work(static_cast<std::size_t>(std::max(lwork, 1)), memory_);
+    DeviceBuffer<int> d_info(2, memory_);  // [0]: cuSOLVER info, [1]: bad-diagonal flag
     ZN_CUDA_TRY(cudaMemsetAsync(d_info.get(), 0, 2 * sizeof(int), stream_));
     ZN_CUSOLVER_TRY(cusolverDnDpotrf(solver(), CUBLAS_FILL_MODE_LOWER, bn, A.data(), bn, work.get(),
                                      lwork, d_info.get()));

@@ -15,7 +15,7 @@ DeviceMatrix CudaBackend::select_columns(const DeviceMatrix& X, const IndexVecto
     const std::vector<i64> idx(cols.begin(), cols.end());
     const auto n_cols = static_cast<Index>(cols.size());
     DeviceMatrix out = allocate_matrix(X.rows(), n_cols, true, "select_columns");
-    DeviceBuffer<i64> d_idx(out.empty() ? 0 : idx.size(), device_);
+    DeviceBuffer<i64> d_idx(out.empty() ? 0 : idx.size(), memory_);
     if (!out.empty()) {
         copy_to_device(d_idx.get(), idx.data(), idx.size());
         gather_columns(X.data(), X.rows(), d_idx.get(), n_cols, out.data(), stream_);
@@ -31,7 +31,7 @@ DeviceMatrix CudaBackend::select_rows(const DeviceMatrix& X, const IndexVector& 
     const std::vector<i64> idx(rows.begin(), rows.end());
     const auto n_rows = static_cast<Index>(rows.size());
     DeviceMatrix out = allocate_matrix(n_rows, X.cols(), true, "select_rows");
-    DeviceBuffer<i64> d_idx(out.empty() ? 0 : idx.size(), device_);
+    DeviceBuffer<i64> d_idx(out.empty() ? 0 : idx.size(), memory_);
     if (!out.empty()) {
         copy_to_device(d_idx.get(), idx.data(), idx.size());
         gather_rows(X.data(), X.rows(), X.cols(), d_idx.get(), n_rows, out.data(), stream_);
@@ -47,7 +47,7 @@ void CudaBackend::assign_columns(DeviceMatrix& X, const IndexVector& cols,
     require_device_memory(X, "X", "assign_columns");
     require_device_memory(source, "source", "assign_columns");
     const std::vector<i64> slots(cols.begin(), cols.end());
-    DeviceBuffer<i64> d_slots(slots.size(), device_);
+    DeviceBuffer<i64> d_slots(slots.size(), memory_);
     copy_to_device(d_slots.get(), slots.data(), slots.size());
     scatter_columns(source.data(), X.rows(), d_slots.get(), i64(slots.size()), X.data(), stream_);
     sync();
@@ -69,8 +69,8 @@ SplitBlocks CudaBackend::split_batch(const DeviceMatrix& X, const std::vector<In
         tr.insert(tr.end(), train_rows[std::size_t(p)].begin(), train_rows[std::size_t(p)].end());
         te.insert(te.end(), test_rows[std::size_t(p)].begin(), test_rows[std::size_t(p)].end());
     }
-    DeviceBuffer<i64> d_tr(tr.size(), device_);
-    DeviceBuffer<i64> d_te(te.size(), device_);
+    DeviceBuffer<i64> d_tr(tr.size(), memory_);
+    DeviceBuffer<i64> d_te(te.size(), memory_);
     copy_to_device(d_tr.get(), tr.data(), tr.size());
     copy_to_device(d_te.get(), te.data(), te.size());
     SplitBlocks out{allocate_matrix(n, d * P, true, "split_batch"),
@@ -97,9 +97,9 @@ DeviceMatrix CudaBackend::gather_blocks(const DeviceMatrix& K, Index block_width
         row_list.insert(row_list.end(), rows[std::size_t(q)].begin(), rows[std::size_t(q)].end());
         col_list.insert(col_list.end(), cols[std::size_t(q)].begin(), cols[std::size_t(q)].end());
     }
-    DeviceBuffer<i64> d_src(src.size(), device_);
-    DeviceBuffer<i64> d_rows(row_list.size(), device_);
-    DeviceBuffer<i64> d_cols(col_list.size(), device_);
+    DeviceBuffer<i64> d_src(src.size(), memory_);
+    DeviceBuffer<i64> d_rows(row_list.size(), memory_);
+    DeviceBuffer<i64> d_cols(col_list.size(), memory_);
     copy_to_device(d_src.get(), src.data(), src.size());
     copy_to_device(d_rows.get(), row_list.data(), row_list.size());
     copy_to_device(d_cols.get(), col_list.data(), col_list.size());

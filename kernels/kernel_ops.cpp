@@ -81,12 +81,12 @@ DeviceMatrix CudaBackend::kernel_matrix(const KernelSpec& spec, const DeviceMatr
 
     // Column-scaled copies z.*x (and sqrt(theta).*x).
     const std::size_t ud = static_cast<std::size_t>(d);
-    DeviceBuffer<double> d_theta(sqrt_theta.size(), device_);
+    DeviceBuffer<double> d_theta(sqrt_theta.size(), memory_);
     copy_to_device(d_theta.get(), sqrt_theta.data(), sqrt_theta.size());
     const double* w = sqrt_theta.empty() ? nullptr : d_theta.get();
     const bool scaled = (z != nullptr || w != nullptr) && d > 0;
-    DeviceBuffer<double> As(scaled ? static_cast<std::size_t>(m) * ud : 0, device_);
-    DeviceBuffer<double> Bs(scaled && !symmetric ? static_cast<std::size_t>(l) * ud : 0, device_);
+    DeviceBuffer<double> As(scaled ? static_cast<std::size_t>(m) * ud : 0, memory_);
+    DeviceBuffer<double> Bs(scaled && !symmetric ? static_cast<std::size_t>(l) * ud : 0, memory_);
     const double* Ap = A.data();
     const double* Bp = B.data();
     if (scaled) {
@@ -122,8 +122,8 @@ DeviceMatrix CudaBackend::kernel_matrix(const KernelSpec& spec, const DeviceMatr
     }
 
     const bool rbf = kp.type == DeviceKernel::Rbf;
-    DeviceBuffer<double> norms_a(rbf ? static_cast<std::size_t>(m) : 0, device_);
-    DeviceBuffer<double> norms_b(rbf && !symmetric ? static_cast<std::size_t>(l) : 0, device_);
+    DeviceBuffer<double> norms_a(rbf ? static_cast<std::size_t>(m) : 0, memory_);
+    DeviceBuffer<double> norms_b(rbf && !symmetric ? static_cast<std::size_t>(l) : 0, memory_);
     if (rbf) {
         row_squared_norms(Ap, m, d, norms_a.get(), stream_);
         if (!symmetric) row_squared_norms(Bp, l, d, norms_b.get(), stream_);
@@ -245,7 +245,7 @@ DeviceMatrix CudaBackend::kernel_batch(const KernelSpec& spec, Index batch, cons
     const double* Bp = B.data();
     if (spec.type == KernelType::WeightedRbf && d > 0) {
         const std::vector<double> weights = weighted_rbf_weights(spec, d, batch);
-        DeviceBuffer<double> d_weights(weights.size(), device_);
+        DeviceBuffer<double> d_weights(weights.size(), memory_);
         copy_to_device(d_weights.get(), weights.data(), weights.size());
         double* scaled =
             batch_workspace(static_cast<std::size_t>(A.size() + (symmetric ? 0 : B.size())));
@@ -280,9 +280,9 @@ DeviceMatrix CudaBackend::kernel_batch(const KernelSpec& spec, Index batch, cons
             blas_int(batch, "kernel_batch")));
     }
     const bool rbf = kp.type == DeviceKernel::Rbf;
-    DeviceBuffer<double> norms_a(rbf ? static_cast<std::size_t>(m * batch) : 0, device_);
+    DeviceBuffer<double> norms_a(rbf ? static_cast<std::size_t>(m * batch) : 0, memory_);
     DeviceBuffer<double> norms_b(rbf && !symmetric ? static_cast<std::size_t>(l * batch) : 0,
-                                 device_);
+                                 memory_);
     if (rbf) {
         row_squared_norms_batch(Ap, m, d, batch, norms_a.get(), stream_);
         if (!symmetric) row_squared_norms_batch(Bp, l, d, batch, norms_b.get(), stream_);

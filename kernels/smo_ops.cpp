@@ -122,6 +122,7 @@ SmoResult CudaSmoOps::solve(const KernelSpec& spec, const DeviceMatrix& X, const
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;
     ZN_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    free_bytes = b_.memory().available();  // the pool's unused memory counts as free
     const std::size_t headroom = std::max<std::size_t>(std::size_t{256} << 20, total_bytes / 50);
     const bool fits = kernel_bytes <= free_bytes && scratch <= free_bytes - kernel_bytes &&
                       headroom <= free_bytes - kernel_bytes - scratch;
@@ -195,19 +196,18 @@ std::vector<SmoResult> CudaSmoOps::launch_smo(const DeviceMatrix& K, const Matri
                                               const std::vector<int>& flags,
                                               const SmoOptions& options, i64 max_iterations,
                                               const Matrix& linear) {
-    const int device = b_.device();
     const Index n = Y.rows();
     const Index P = Y.cols();
     const bool warm = Kv_given != nullptr || (beta0.array() != 0.0).any();
     const auto total = static_cast<std::size_t>(n * P);
-    DeviceBuffer<double> d_y(total, device);
-    DeviceBuffer<double> d_beta(total, device);
-    DeviceBuffer<double> d_G(total, device);
-    DeviceBuffer<double> d_QD(total, device);
-    DeviceBuffer<double> d_Kv(warm ? total : 0, device);
-    DeviceBuffer<double> d_linear(linear.size() > 0 ? total : 0, device);
-    DeviceBuffer<int> d_active(static_cast<std::size_t>(P), device);
-    DeviceBuffer<SmoDeviceOutcome> d_outcomes(static_cast<std::size_t>(P), device);
+    DeviceBuffer<double> d_y(total, b_.memory());
+    DeviceBuffer<double> d_beta(total, b_.memory());
+    DeviceBuffer<double> d_G(total, b_.memory());
+    DeviceBuffer<double> d_QD(total, b_.memory());
+    DeviceBuffer<double> d_Kv(warm ? total : 0, b_.memory());
+    DeviceBuffer<double> d_linear(linear.size() > 0 ? total : 0, b_.memory());
+    DeviceBuffer<int> d_active(static_cast<std::size_t>(P), b_.memory());
+    DeviceBuffer<SmoDeviceOutcome> d_outcomes(static_cast<std::size_t>(P), b_.memory());
     b_.copy_to_device(d_y.get(), Y.data(), total);
     b_.copy_to_device(d_beta.get(), beta0.data(), total);
     b_.copy_to_device(d_linear.get(), linear.data(), static_cast<std::size_t>(linear.size()));
@@ -218,7 +218,7 @@ std::vector<SmoResult> CudaSmoOps::launch_smo(const DeviceMatrix& K, const Matri
     ZN_CUDA_TRY(cudaMemsetAsync(d_outcomes.get(), 0, flags.size() * sizeof(SmoDeviceOutcome),
                                 b_.stream()));
     Matrix v;  // y o beta0 per problem; kept alive until the sync below
-    DeviceBuffer<double> d_v(warm && Kv_given == nullptr ? total : 0, device);
+    DeviceBuffer<double> d_v(warm && Kv_given == nullptr ? total : 0, b_.memory());
     if (Kv_given != nullptr) {
         b_.copy_to_device(d_Kv.get(), Kv_given->data(), total);
     } else if (warm) {
@@ -304,7 +304,6 @@ std::vector<SmoResult> CudaSmoOps::newton_finish_batch(const DeviceMatrix& K, co
     DeviceGuard guard(b_.device());
     detail::check_newton_finish_batch(K, Y, beta, options, open, terms);
     b_.require_device_memory(K, "K", "newton_finish_batch");
-    const int device = b_.device();
     const Index n = Y.rows();
     const Index P = Y.cols();
     std::vector<SmoResult> out(static_cast<std::size_t>(P));
@@ -318,13 +317,13 @@ std::vector<SmoResult> CudaSmoOps::newton_finish_batch(const DeviceMatrix& K, co
     }
     const auto total = static_cast<std::size_t>(n * P);
     const std::vector<int> flags(open.begin(), open.end());
-    DeviceBuffer<double> d_y(total, device);
-    DeviceBuffer<double> d_beta(total, device);
-    DeviceBuffer<double> d_G(total, device);
-    DeviceBuffer<double> d_linear(terms.p.size() > 0 ? total : 0, device);
-    DeviceBuffer<double> d_delta(static_cast<std::size_t>(terms.delta.size()), device);
-    DeviceBuffer<int> d_open(flags.size(), device);
-    DeviceBuffer<int> d_finished(flags.size(), device);
+    DeviceBuffer<double> d_y(total, b_.memory());
+    DeviceBuffer<double> d_beta(total, b_.memory());
+    DeviceBuffer<double> d_G(total, b_.memory());
+    DeviceBuffer<double> d_linear(terms.p.size() > 0 ? total : 0, b_.memory());
+    DeviceBuffer<double> d_delta(static_cast<std::size_t>(terms.delta.size()), b_.memory());
+    DeviceBuffer<int> d_open(flags.size(), b_.memory());
+    DeviceBuffer<int> d_finished(flags.size(), b_.memory());
     b_.copy_to_device(d_y.get(), Y.data(), total);
     b_.copy_to_device(d_beta.get(), beta.data(), total);
     b_.copy_to_device(d_linear.get(), terms.p.data(), static_cast<std::size_t>(terms.p.size()));

@@ -545,6 +545,30 @@ TEST(CudaDeviceMemory, ExhaustionIsReportedAndTheBackendStaysUsable) {
     EXPECT_EQ(cuda->download(cuda->upload(small)), small);
 }
 
+// Device memory is freed in its backend's stream order into the device's pool: a matrix may
+// outlive the backend that made it (its stream lives until the last such matrix is freed), and
+// another backend of the device reads it; temporaries freed while later work is queued on the
+// stream are not handed out before that work is done (many calls in a row, each result checked).
+TEST(CudaDeviceMemory, MatricesOutliveTheirBackendAndFreedMemoryIsReused) {
+    ZN_BACKEND_OR_SKIP(first, BackendKind::Cuda);
+    std::mt19937_64 rng(test_seed() + 3);
+    const Matrix A = random_matrix(40, 30 * 6, rng);
+    const DeviceMatrix kept = first->upload(A);
+    const DeviceMatrix gram = first->gram_batch(6, kept, kept);
+    first.reset();
+    const std::unique_ptr<Backend> second = make_cuda_backend(0);
+    EXPECT_EQ(second->download(kept), A);
+    const Matrix want = reference::scaled_gram_batch(A, A, Matrix::Ones(30, 6));
+    EXPECT_LT(relative_error(second->download(gram), want), 1e-13);
+    for (int round = 0; round < 50; ++round) {
+        const Matrix B = random_matrix(40, 30 * 6, rng);
+        const Matrix got = second->download(second->gram_batch(6, second->upload(B), kept));
+        ASSERT_LT(relative_error(got, reference::scaled_gram_batch(B, A, Matrix::Ones(30, 6))),
+                  1e-13)
+            << "round " << round;
+    }
+}
+
 TEST(BackendFactory, ParsesNamesAndReportsMissingCuda) {
     EXPECT_EQ(parse_backend_kind("cpu"), BackendKind::Cpu);
     EXPECT_EQ(parse_backend_kind("cuda"), BackendKind::Cuda);
