@@ -699,9 +699,11 @@ TEST(LpSvm, HardMarginSeparableIsSparse) {
     EXPECT_GT(std::abs(r.w[0]), std::abs(r.w[1]));
     expect_l1_svm_optimality(X, y, r, Vector::Ones(30), Vector::Ones(30), lp_infinity,
                              Vector::Ones(80), 1e-7);
+    // Strong duality against a separate solve of the dual LP, each optimal to CLP's tolerances
+    // (1e-7 primal and dual feasibility; seeds put the two values up to 5.5e-8 apart).
     EXPECT_NEAR(r.objective, l1_svm_dual_value(X, y, Vector::Ones(30), Vector::Ones(30),
                                                lp_infinity, Vector::Ones(80)),
-                1e-8 * (1.0 + r.objective));
+                1e-7 * (1.0 + r.objective));
 
     // A soft margin trades the noise features for a little hinge loss: (almost) only the two
     // informative features remain (2..4 over 300 seeds).
