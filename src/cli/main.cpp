@@ -5,6 +5,9 @@
 // (CUDA error, backend not compiled); 5 an output (model, --output, standard output) cannot be
 // written: an unusable target, found before any work, or a failed write. Every error message on stderr starts "zeronorm: error: ".
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <cstdlib>
 #include <exception>
@@ -72,8 +75,26 @@ void use_the_processors_blas_kernels(char** argv) {
     execv("/proc/self/exe", argv);
 }
 
+// A cross-validation allocates and frees the same few matrices for every split (its subsets,
+// standardised copies, kernels), most of them above glibc's default mmap threshold (128 KiB,
+// raised as blocks are freed) or trimmed off the top of the heap when freed (above 128 KiB): each
+// split then gets them back as fresh pages, zeroed through page faults (a quarter of the time of
+// a 72 x 7129 RFE cross-validation). The tool keeps blocks up to 32 MiB in the heap and trims it
+// only above 128 MiB, unless the user tunes glibc's allocator through its environment variables.
+void keep_freed_memory_for_reuse() {
+#if defined(__GLIBC__)
+    for (const char* tunable :
+         {"GLIBC_TUNABLES", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_"})
+        if (std::getenv(tunable) != nullptr) return;
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 128 << 20);
+    mallopt(M_TOP_PAD, 16 << 20);
+#endif
+}
+
 int run(int argc, char** argv) {
     use_the_processors_blas_kernels(argv);
+    keep_freed_memory_for_reuse();
     // One BLAS thread unless the user asks otherwise (see set_cpu_blas_threads).
     if (std::getenv("OPENBLAS_NUM_THREADS") == nullptr) zeronorm::set_cpu_blas_threads(1);
     CLI::App app{

@@ -91,10 +91,13 @@ void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::stri
     const double largest = X.cwiseAbs().maxCoeff(&row, &col);
     if (largest == 0.0) return;
     // |k(x, x')| <= k-bound of the largest |x|^2 (Cauchy-Schwarz), in long double so that the
-    // bound itself does not overflow; |x|^2 from X / largest, which cannot.
+    // bound itself does not overflow; |x|^2 from X / largest, which cannot (summed column by
+    // column, the order of X's storage, without a scaled copy).
     using Wide = long double;
-    const Wide norm2 =
-        Wide(largest) * largest * (X / largest).rowwise().squaredNorm().maxCoeff();
+    Vector row_norm2 = Vector::Zero(X.rows());
+    for (Index j = 0; j < X.cols(); ++j)
+        row_norm2.array() += (X.col(j).array() / largest).square();
+    const Wide norm2 = Wide(largest) * largest * row_norm2.maxCoeff();
     Wide bound = norm2;
     if (spec.type == KernelType::Polynomial) {
         bound = std::pow(Wide(spec.gamma) * norm2 + std::fabs(spec.coef0), spec.degree);

@@ -143,17 +143,18 @@ ZN_HD inline double gaussian_alignment_gradient(double scale, double row_weighte
 // sums run on v / 2^e with 2^e near max|v|, so finite data up to the largest double neither
 // overflow (a sum of values near 1e300, a square of 1e155) nor lose digits; dividing by a power
 // of two is exact, so ordinary data get the same bits as without it.
+// The values are finite (both callers check): plain comparisons, which the compiler keeps
+// inline, find the range (fmin/fmax, which must also skip NaN, are library calls on the host).
 template <class Value>
 ZN_HD void mean_and_scale(Value value, std::int64_t n, double& mean, double& scale) {
     double lo = value(0);
     double hi = lo;
-    double top = fabs(lo);
     for (std::int64_t i = 1; i < n; ++i) {
         const double v = value(i);
-        lo = fmin(lo, v);
-        hi = fmax(hi, v);
-        top = fmax(top, fabs(v));
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
     }
+    const double top = -lo > hi ? -lo : hi;  // max |v|
     if (lo == hi) {
         mean = lo;
         scale = 1.0;
