@@ -30,7 +30,8 @@ void finish_kernel(const KernelSpec& spec, Eigen::Ref<Matrix> dots, const Vector
                    const Vector& sq_b);
 
 // K_ij = exp(-gamma sum_k (a_ik - b_jk)^2 / (a_ik + b_jk)) over the rows of A and B.
-Matrix chi2_kernel(double gamma, const Matrix& A, const Matrix& B);
+Matrix chi2_kernel(double gamma, const Eigen::Ref<const Matrix>& A,
+                   const Eigen::Ref<const Matrix>& B);
 
 std::unique_ptr<SmoOps> make_smo_ops();
 std::unique_ptr<AromOps> make_arom_ops();

@@ -14,13 +14,18 @@
 namespace zeronorm::cpu {
 namespace {
 
-// Rows scaled by z (and by sqrt(theta) for the weighted RBF, which turns it into a plain RBF).
-Matrix prepare_rows(const KernelSpec& spec, const ConstMap& A, const DeviceMatrix* scale) {
+// Whether the kernel reads rescaled rows: by z, and by sqrt(theta) for the weighted RBF (which
+// turns it into a plain RBF).
+bool rows_rescaled(const KernelSpec& spec, const DeviceMatrix* scale) {
+    return scale != nullptr || spec.type == KernelType::WeightedRbf;
+}
+
+// The rows rescaled, in one pass over A.
+Matrix rescaled_rows(const KernelSpec& spec, const ConstMap& A, const DeviceMatrix* scale) {
     const bool weighted = spec.type == KernelType::WeightedRbf;
-    if (scale == nullptr && !weighted) return A;
     Vector s = weighted ? Vector(spec.theta.cwiseSqrt()) : Vector::Ones(A.cols());
     if (scale != nullptr) s = s.cwiseProduct(Eigen::Map<const Vector>(scale->data(), scale->size()));
-    return A * s.asDiagonal();  // one pass over A
+    return A * s.asDiagonal();
 }
 
 }  // namespace
@@ -53,7 +58,8 @@ void finish_kernel(const KernelSpec& spec, Eigen::Ref<Matrix> dots, const Vector
     throw InvalidArgument("finish_kernel: chi2 has no inner-product form");
 }
 
-Matrix chi2_kernel(double gamma, const Matrix& A, const Matrix& B) {
+Matrix chi2_kernel(double gamma, const Eigen::Ref<const Matrix>& A,
+                   const Eigen::Ref<const Matrix>& B) {
     Matrix K(A.rows(), B.rows());
     for (Index j = 0; j < B.rows(); ++j)
         for (Index i = 0; i < A.rows(); ++i) {
@@ -68,9 +74,15 @@ DeviceMatrix CpuBackend::kernel_matrix(const KernelSpec& spec, const DeviceMatri
                                        const DeviceMatrix& B, const DeviceMatrix* scale) {
     detail::check_kernel_matrix(spec, A, B, scale);
     const bool symmetric = &A == &B;
-    const Matrix SA = prepare_rows(spec, view(A), scale);
-    const Matrix SB = symmetric ? Matrix() : prepare_rows(spec, view(B), scale);
-    const Matrix& rhs = symmetric ? SA : SB;
+    // Unscaled rows are read where they are (no copy of the data per kernel).
+    const bool rescaled = rows_rescaled(spec, scale);
+    const Matrix scaled_a = rescaled ? rescaled_rows(spec, view(A), scale) : Matrix();
+    const Matrix scaled_b =
+        rescaled && !symmetric ? rescaled_rows(spec, view(B), scale) : Matrix();
+    const ConstMap SA = rescaled ? ConstMap(scaled_a.data(), A.rows(), A.cols()) : view(A);
+    const ConstMap rhs = symmetric  ? SA
+                         : rescaled ? ConstMap(scaled_b.data(), B.rows(), B.cols())
+                                    : view(B);
     DeviceMatrix K = allocate_host(A.rows(), B.rows());
     auto out = view(K);
     if (spec.type == KernelType::Chi2) {

@@ -87,8 +87,7 @@ void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::stri
                                spec.type == KernelType::Polynomial ||
                                spec.type == KernelType::SumOfPowers;
     if (!inner_product || X.size() == 0 || !X.allFinite()) return;
-    Index row = 0, col = 0;
-    const double largest = X.cwiseAbs().maxCoeff(&row, &col);
+    const double largest = X.cwiseAbs().maxCoeff();  // vectorised; its place only for the error
     if (largest == 0.0) return;
     // |k(x, x')| <= k-bound of the largest |x|^2 (Cauchy-Schwarz), in long double so that the
     // bound itself does not overflow; |x|^2 from X / largest, which cannot (summed column by
@@ -108,6 +107,8 @@ void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::stri
     // The solver adds up to n kernel values, each times dual variables that may exceed 1.
     const Wide limit = Wide(DBL_MAX) / (16.0L * Wide(X.rows() + 1));
     if (bound <= limit) return;
+    Index row = 0, col = 0;
+    X.cwiseAbs().maxCoeff(&row, &col);
     std::ostringstream os;
     os << where << ": the data's values are too large for the " << to_string(spec.type)
        << " kernel: the largest |x| is " << largest << " (row " << row << ", column " << col

@@ -15,8 +15,6 @@ namespace zeronorm::rules {
 #ifndef __CUDA_ARCH__
 using std::exp;
 using std::fabs;
-using std::fmax;
-using std::fmin;
 using std::ilogb;
 using std::isfinite;
 using std::ldexp;
@@ -142,37 +140,61 @@ ZN_HD inline double gaussian_alignment_gradient(double scale, double row_weighte
 // sd > 0 for e.g. n copies of 0.1, and dividing by it would blow rounding noise up to O(1). The
 // sums run on v / 2^e with 2^e near max|v|, so finite data up to the largest double neither
 // overflow (a sum of values near 1e300, a square of 1e155) nor lose digits; dividing by a power
-// of two is exact, so ordinary data get the same bits as without it.
-// The values are finite (both callers check): plain comparisons, which the compiler keeps
-// inline, find the range (fmin/fmax, which must also skip NaN, are library calls on the host).
+// of two is exact, so ordinary data get the same bits as without it. The values are finite (the
+// callers check): plain comparisons find the range.
+//
+// Written for L vectors at once, value(i, c) the i-th value of vector c < L, results in mean[c]
+// and scale[c]: each vector's sums run in the same order whatever L is (the same bits), and the
+// L independent chains of additions keep a host core's adders busy where one chain waits on
+// each addition's latency.
+template <int L, class Value>
+ZN_HD void mean_and_scale_of(Value value, std::int64_t n, double* mean, double* scale) {
+    double lo[L], hi[L], shrink[L], sum[L], squares[L];
+    int exponent[L];
+    for (int c = 0; c < L; ++c) lo[c] = hi[c] = value(0, c);
+    for (std::int64_t i = 1; i < n; ++i)
+        for (int c = 0; c < L; ++c) {
+            const double v = value(i, c);
+            lo[c] = v < lo[c] ? v : lo[c];
+            hi[c] = v > hi[c] ? v : hi[c];
+        }
+    for (int c = 0; c < L; ++c) {
+        const double top = -lo[c] > hi[c] ? -lo[c] : hi[c];  // max |v|
+        exponent[c] = lo[c] == hi[c] ? 0 : ilogb(top);       // (a constant vector is done)
+        shrink[c] = ldexp(1.0, -exponent[c]);
+        sum[c] = 0.0;
+        squares[c] = 0.0;
+    }
+    for (std::int64_t i = 0; i < n; ++i)
+        for (int c = 0; c < L; ++c) sum[c] += value(i, c) * shrink[c];
+    for (int c = 0; c < L; ++c) sum[c] /= static_cast<double>(n);  // the shrunk means
+    for (std::int64_t i = 0; i < n; ++i)
+        for (int c = 0; c < L; ++c) {
+            const double d = value(i, c) * shrink[c] - sum[c];
+            squares[c] += d * d;
+        }
+    for (int c = 0; c < L; ++c) {
+        if (lo[c] == hi[c]) {
+            mean[c] = lo[c];
+            scale[c] = 1.0;
+            continue;
+        }
+        mean[c] = ldexp(sum[c], exponent[c]);
+        scale[c] = ldexp(sqrt(squares[c] / static_cast<double>(n)), exponent[c]);
+        if (!(scale[c] > 0.0) || !isfinite(scale[c])) scale[c] = 1.0;
+    }
+}
+
+// One vector: value(i).
+template <class Value>
+struct OneVector {
+    Value value;
+    ZN_HD double operator()(std::int64_t i, int) const { return value(i); }
+};
+
 template <class Value>
 ZN_HD void mean_and_scale(Value value, std::int64_t n, double& mean, double& scale) {
-    double lo = value(0);
-    double hi = lo;
-    for (std::int64_t i = 1; i < n; ++i) {
-        const double v = value(i);
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-    }
-    const double top = -lo > hi ? -lo : hi;  // max |v|
-    if (lo == hi) {
-        mean = lo;
-        scale = 1.0;
-        return;
-    }
-    const int exponent = ilogb(top);
-    const double shrink = ldexp(1.0, -exponent);
-    double sum = 0.0;
-    for (std::int64_t i = 0; i < n; ++i) sum += value(i) * shrink;
-    const double shrunk_mean = sum / static_cast<double>(n);
-    double squares = 0.0;
-    for (std::int64_t i = 0; i < n; ++i) {
-        const double c = value(i) * shrink - shrunk_mean;
-        squares += c * c;
-    }
-    mean = ldexp(shrunk_mean, exponent);
-    scale = ldexp(sqrt(squares / static_cast<double>(n)), exponent);
-    if (!(scale > 0.0) || !isfinite(scale)) scale = 1.0;
+    mean_and_scale_of<1>(OneVector<Value>{value}, n, &mean, &scale);
 }
 
 }  // namespace zeronorm::rules

@@ -141,4 +141,34 @@ TEST(ScalarRules, MeanAndScaleIsTheTwoPassPopulationDeviation) {
     EXPECT_DOUBLE_EQ(scale, 1e300);
 }
 
+// Several vectors at once give each vector the bits it gets alone (constant and huge ones
+// among them).
+TEST(ScalarRules, MeanAndScaleOfManyIsEachAlone) {
+    std::mt19937_64 rng(zn::testing::test_seed());
+    SCOPED_TRACE(zn::testing::test_seed());
+    std::normal_distribution<double> g(-1.0, 3.0);
+    constexpr int L = 8;
+    const std::int64_t n = 37;
+    std::vector<double> columns(std::size_t(n) * L);
+    for (double& x : columns) x = g(rng);
+    for (std::int64_t i = 0; i < n; ++i) {
+        columns[std::size_t(2 * n + i)] = 0.1;                    // constant
+        columns[std::size_t(5 * n + i)] *= 1e298;                  // near the largest double
+        columns[std::size_t(7 * n + i)] = i % 2 ? 1e-300 : -1e-300;  // tiny
+    }
+    double mean[L], scale[L];
+    rules::mean_and_scale_of<L>(
+        [&](std::int64_t i, int c) { return columns[std::size_t(c * n + i)]; }, n, mean, scale);
+    for (int c = 0; c < L; ++c) {
+        double alone_mean = 0.0, alone_scale = 0.0;
+        rules::mean_and_scale([&](std::int64_t i) { return columns[std::size_t(c * n + i)]; }, n,
+                              alone_mean, alone_scale);
+        EXPECT_EQ(mean[c], alone_mean) << "vector " << c;
+        EXPECT_EQ(scale[c], alone_scale) << "vector " << c;
+    }
+    EXPECT_EQ(mean[2], 0.1);
+    EXPECT_EQ(scale[2], 1.0);
+    EXPECT_NEAR(scale[7] / 1e-300, 1.0, 1e-3);  // 19 of one sign, 18 of the other
+}
+
 }  // namespace
