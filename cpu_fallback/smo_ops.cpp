@@ -5,6 +5,7 @@
 #include <list>
 #include <unordered_map>
 
+#include "core/all_finite.hpp"
 #include "core/batch_shapes.hpp"
 #include "core/op_shapes.hpp"
 #include "cpu_backend.hpp"
@@ -89,7 +90,7 @@ public:
     SmoResult solve(const DeviceMatrix& K, const Vector& y, const SmoOptions& options,
                     const Vector* warm_start, const SmoTerms& terms) override {
         detail::check_smo(K, y, terms.p, terms.delta);
-        ZN_EXPECTS(view(K).allFinite(), "solve_smo: the kernel matrix contains NaN or Inf");
+        ZN_EXPECTS(detail::all_finite(view(K)), "solve_smo: the kernel matrix contains NaN or Inf");
         DenseKernelColumns columns(K);
         return solve_smo(columns, y, options, warm_start, terms);
     }

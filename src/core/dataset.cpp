@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/all_finite.hpp"
 #include "zeronorm/core/error.hpp"
 
 namespace zeronorm {
@@ -60,8 +61,7 @@ void Dataset::validate() const {
                        static_cast<Index>(feature_names.size()) == X.cols(),
                    "Dataset: " << feature_names.size() << " feature names for " << X.cols()
                                << " features (X columns)");
-    // 0 * x is 0 for every finite x and NaN for NaN/Inf: one vectorised pass in the common case.
-    if (!((X.array() * 0.0).sum() == 0.0)) {
+    if (!detail::all_finite(X)) {
         for (Index i = 0; i < X.rows(); ++i)
             for (Index j = 0; j < X.cols(); ++j)
                 ZN_EXPECTS(std::isfinite(X(i, j)),

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/all_finite.hpp"
 #include "core/scalar_rules.hpp"
 #include "zeronorm/core/error.hpp"
 
@@ -86,7 +87,7 @@ void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::stri
     const bool inner_product = spec.type == KernelType::Linear ||
                                spec.type == KernelType::Polynomial ||
                                spec.type == KernelType::SumOfPowers;
-    if (!inner_product || X.size() == 0 || !X.allFinite()) return;
+    if (!inner_product || X.size() == 0 || !detail::all_finite(X)) return;
     const double largest = X.cwiseAbs().maxCoeff();  // vectorised; its place only for the error
     if (largest == 0.0) return;
     // |k(x, x')| <= k-bound of the largest |x|^2 (Cauchy-Schwarz), in long double so that the

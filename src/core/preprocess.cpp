@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/all_finite.hpp"
 #include "core/scalar_rules.hpp"
 #include "zeronorm/core/error.hpp"
 
@@ -18,7 +19,7 @@ void mean_and_scale(const V& v, double& mean, double& scale) {
 }
 
 void expect_finite(const Matrix& X, const char* who) {
-    if (X.allFinite()) return;
+    if (detail::all_finite(X)) return;
     for (Index i = 0; i < X.rows(); ++i)
         for (Index j = 0; j < X.cols(); ++j)
             ZN_EXPECTS(std::isfinite(X(i, j)), who << ": non-finite value " << X(i, j)

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/all_finite.hpp"
 #include "core/stopwatch.hpp"
 #include "solvers/box_dual.hpp"
 #include "solvers/dense_dual.hpp"
@@ -130,7 +131,7 @@ Vector SvmModel::linear_weights() const {
 Vector SvmModel::decision_function(Backend& backend, const Matrix& X) const {
     ZN_EXPECTS_DIM(X.cols() == n_features(), "the model has " << n_features()
                                                  << " features but the data has " << X.cols());
-    ZN_EXPECTS(X.allFinite(), "prediction data contains NaN or Inf");
+    ZN_EXPECTS(detail::all_finite(X), "prediction data contains NaN or Inf");
     check_kernel_domain(kernel, X);
     if (n_support() == 0 || X.rows() == 0) return Vector::Constant(X.rows(), bias);
     const DeviceMatrix points = backend.upload(X);
