@@ -1,9 +1,9 @@
 // The CUDA backend's private context: one device, one non-blocking stream, a cuBLAS and a
 // cuSOLVER dense handle bound to that stream. DeviceMatrix storage comes from the device's
-// memory pool in the stream's order (DeviceMemory) and is freed by the last owner. Every public method makes its device current for its duration (and
-// restores the caller's), enqueues its work on the stream and synchronises before returning, so
-// errors are reported by the call that caused them and no temporary outlives the work that uses
-// it. A CudaBackend is not safe to use from several threads at once.
+// memory pool in the stream's order (DeviceMemory) and is freed by the last owner. Every public
+// method makes its device current for its duration (and restores the caller's), enqueues its
+// work on the stream and synchronises before returning, so errors are reported by the call that
+// caused them. A CudaBackend is not safe to use from several threads at once.
 //
 // Compiled by the host compiler (Eigen stays out of nvcc); the kernels are launched through
 // device_ops.hpp. The primitives are defined by group next to their kernels: cuda_backend.cpp

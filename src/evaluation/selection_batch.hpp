@@ -19,12 +19,13 @@ std::string why_not_batched(const Dataset& data, const std::vector<Fold>& folds,
 // classifiers and test errors, the splits advancing together: per AROM iteration one
 // scaled_gram_batch, one solve_dense_dual_batch (batched SMO and Newton finishes,
 // warm-started), one gemm_batch and one multiplicative_update_batch for all splits still
-// running; the final classifiers of every split and count in one solve_dense_dual_batch. The scales stay in the backend's memory (d x P); each split's counts and
-// stopping rules are its own AromPath on the host, which reads only the survivors and largest
-// change of each update, plus the scale columns a feature count reached is read from. Pruned
-// features keep their columns with z_j = 0 (the per-split route drops them), so the products
-// stay one shape for the whole batch. Splits are processed in chunks that bound the device
-// memory. `prepared` is the data after log10.
+// running; the final classifiers of every split and count in one solve_dense_dual_batch. The
+// scales stay in the backend's memory (d x P); each split's counts and stopping rules are its
+// own AromPath on the host, which reads only the survivors and largest change of each update,
+// plus the scale columns a feature count reached is read from. Pruned features keep their
+// columns with z_j = 0 (the per-split route drops them), so the products stay one shape for the
+// whole batch. Splits are processed in chunks that bound the device memory. `prepared` is the
+// data after log10.
 std::vector<SplitEvaluation> evaluate_selection_batched(
     Backend& backend, const Dataset& prepared, const std::vector<Fold>& folds,
     const SelectionEvaluationOptions& options,
