@@ -112,12 +112,14 @@ SvmModel svm_model_from_dual(const Dataset& data, const KernelSpec& kernel, cons
         if (dual.beta[i] > 0) support.push_back(i);
     SvmModel model;
     model.kernel = kernel;
-    model.support_vectors.resize(Index(support.size()), data.n_features());
-    model.coef.resize(Index(support.size()));
-    for (std::size_t k = 0; k < support.size(); ++k) {
-        model.support_vectors.row(Index(k)) = data.X.row(support[k]);
-        model.coef[Index(k)] = dual.beta[support[k]] * data.y[support[k]];
-    }
+    const auto m = Index(support.size());
+    model.support_vectors.resize(m, data.n_features());
+    model.coef.resize(m);
+    for (Index j = 0; j < data.n_features(); ++j)  // column by column, the storage order
+        for (Index k = 0; k < m; ++k)
+            model.support_vectors(k, j) = data.X(support[std::size_t(k)], j);
+    for (Index k = 0; k < m; ++k)
+        model.coef[k] = dual.beta[support[std::size_t(k)]] * data.y[support[std::size_t(k)]];
     model.bias = dual.bias;
     return model;
 }
