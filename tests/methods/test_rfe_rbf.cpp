@@ -3,7 +3,9 @@
 // AlignmentOps::gaussian_removal_sums, tested against kernel rebuilds in test_alignment_ops.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 
 #include "methods/rfe/rfe.hpp"
@@ -33,6 +35,78 @@ Dataset circle_problem(Index n, Index d, std::mt19937_64& rng) {
     data.y[1] = -1.0;
     data.X(1, 0) = data.X(1, 1) = 1.5;
     return data;
+}
+
+// The elimination order of every RFE (RfeElimination) against the rule written plainly: each
+// round sorts the alive features by criterion, best first and ties in column order (a stable
+// sort), removes the last ones (never past a requested count) and ranks them as sorted; the last
+// survivors keep their round's order. Criteria with many ties, one at a time and by fractions.
+TEST(RfeElimination, OrderIsTheStableSortOfEachRound) {
+    const std::uint64_t seed = test_seed();
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> level(0, 6);
+    for (const double fraction : {0.0, 0.3, 0.5}) {
+        const Index d = 157;
+        const IndexVector counts_desc{60, 17, 5, 2};
+        Matrix criteria(d, 400);  // round r's criterion of feature j: criteria(j, r)
+        for (Index r = 0; r < criteria.cols(); ++r)
+            for (Index j = 0; j < d; ++j) criteria(j, r) = double(level(rng));
+        const auto criterion_of = [&](std::int64_t round, const IndexVector& alive) {
+            detail::RfeRound scored;
+            scored.criterion.resize(Index(alive.size()));
+            for (std::size_t k = 0; k < alive.size(); ++k)
+                scored.criterion[Index(k)] = criteria(alive[k], Index(round - 1));
+            return scored;
+        };
+        const detail::Ranking got =
+            detail::eliminate_recursively(d, counts_desc, fraction, criterion_of);
+
+        IndexVector alive(static_cast<std::size_t>(d)), eliminated;  // eliminated: worst first
+        std::iota(alive.begin(), alive.end(), Index(0));
+        IndexVector last;
+        for (std::int64_t round = 1;; ++round) {
+            const Vector c = criterion_of(round, alive).criterion;
+            IndexVector order(alive.size());
+            std::iota(order.begin(), order.end(), Index(0));
+            std::stable_sort(order.begin(), order.end(),
+                             [&](Index a, Index b) { return c[a] > c[b]; });
+            const Index remaining = Index(alive.size());
+            if (remaining == counts_desc.back()) {
+                for (const Index p : order) last.push_back(alive[std::size_t(p)]);
+                break;
+            }
+            Index next = counts_desc.back();
+            for (const Index count : counts_desc)
+                if (count < remaining) {
+                    next = count;
+                    break;
+                }
+            Index remove = fraction > 0 ? std::max<Index>(1, Index(fraction * remaining)) : 1;
+            remove = std::min(remove, remaining - next);
+            for (Index k = remaining - 1; k >= remaining - remove; --k)
+                eliminated.push_back(alive[std::size_t(order[std::size_t(k)])]);
+            if (remaining - remove == counts_desc.back()) {
+                for (Index k = 0; k < remaining - remove; ++k)
+                    last.push_back(alive[std::size_t(order[std::size_t(k)])]);
+                break;
+            }
+            order.resize(std::size_t(remaining - remove));  // the kept
+            std::sort(order.begin(), order.end());
+            IndexVector next_alive;
+            for (const Index p : order) next_alive.push_back(alive[std::size_t(p)]);
+            alive = std::move(next_alive);
+        }
+        // Best first: the survivors, then the removed, later rounds before earlier ones and
+        // within a round best first.
+        IndexVector ranking = last;
+        for (auto it = eliminated.rbegin(); it != eliminated.rend(); ++it) ranking.push_back(*it);
+        ASSERT_EQ(got.selected.size(), counts_desc.size());
+        for (std::size_t k = 0; k < counts_desc.size(); ++k)
+            EXPECT_EQ(got.selected[k],
+                      IndexVector(ranking.begin(), ranking.begin() + counts_desc[k]))
+                << "fraction " << fraction << ", count " << counts_desc[k];
+    }
 }
 
 TEST(RfeRbf, FindsTheFeaturesOfANonlinearProblem) {

@@ -14,6 +14,8 @@
 // separable, and that SVM would not change the subset).
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numeric>
 #include <sstream>
 #include <utility>
 
@@ -37,8 +39,19 @@ void RfeElimination::advance(const RfeRound& scored) {
     out_.iterations = round_;
 
     const Index remaining = Index(alive_.size());
-    const IndexVector order = order_descending(scored.criterion);  // positions, best first
+    // Positions best first: criterion descending, ties by position (the stable order of
+    // order_descending; a NaN criterion counts as the smallest). Only the removed are put in
+    // full order, and the survivors only when they are the last ones.
+    Vector key = scored.criterion;
+    for (Index k = 0; k < key.size(); ++k)
+        if (std::isnan(key[k])) key[k] = -std::numeric_limits<double>::infinity();
+    const auto better = [&key](Index a, Index b) {
+        return key[a] > key[b] || (key[a] == key[b] && a < b);
+    };
+    IndexVector order(static_cast<std::size_t>(remaining));
+    std::iota(order.begin(), order.end(), Index(0));
     if (remaining == r_min) {
+        std::sort(order.begin(), order.end(), better);
         for (Index p : order) survivors_ranked_.push_back(alive_[std::size_t(p)]);
         out_.trace.push_back({remaining, objective, 0.0});
         running_ = false;
@@ -56,23 +69,26 @@ void RfeElimination::advance(const RfeRound& scored) {
         remove = std::max<Index>(1, Index(std::floor(fraction_ * double(remaining))));
     remove = std::min(remove, remaining - next_count);
 
-    IndexVector removed, keep_positions;
-    for (Index k = remaining - remove; k < remaining; ++k)
-        removed.push_back(alive_[std::size_t(order[std::size_t(k)])]);
-    for (Index k = 0; k < remaining - remove; ++k) keep_positions.push_back(order[std::size_t(k)]);
-    std::sort(keep_positions.begin(), keep_positions.end());  // keep column order stable
+    const auto kept_end = order.begin() + (remaining - remove);
+    std::nth_element(order.begin(), kept_end, order.end(), better);
+    std::sort(kept_end, order.end(), better);
+    IndexVector removed;
+    for (auto it = kept_end; it != order.end(); ++it) removed.push_back(alive_[std::size_t(*it)]);
     eliminated_rounds_.push_back(removed);
 
     out_.trace.push_back({remaining - remove, objective, 0.0});
     if (remaining - remove == r_min) {
         // The last survivors keep this round's order: no SVM on them is needed.
-        for (Index k = 0; k < r_min; ++k)
-            survivors_ranked_.push_back(alive_[std::size_t(order[std::size_t(k)])]);
+        std::sort(order.begin(), kept_end, better);
+        for (auto it = order.begin(); it != kept_end; ++it)
+            survivors_ranked_.push_back(alive_[std::size_t(*it)]);
         running_ = false;
         return;
     }
+    std::sort(order.begin(), kept_end);  // the survivors in column order
     IndexVector next_alive;
-    for (Index p : keep_positions) next_alive.push_back(alive_[std::size_t(p)]);
+    for (auto it = order.begin(); it != kept_end; ++it)
+        next_alive.push_back(alive_[std::size_t(*it)]);
     alive_ = std::move(next_alive);
     ++round_;
 }
