@@ -32,9 +32,11 @@ BUILD_DIR=$root/build "$root/scripts/build.sh" "${suite[@]}" -DZERONORM_BUILD_BE
 check_registered "$root/build"
 (cd "$root/build" && ctest --output-on-failure --no-tests=error -j "$jobs" --timeout 900)
 
+# -O1 -g1 (line tables for the reports' stack traces): this build compiled 2.5x faster than at
+# -O2 -g, and it was over half of the suite's time.
 BUILD_DIR=$root/build-sanitize "$root/scripts/build.sh" "${suite[@]}" -DZERONORM_CUDA=OFF \
   -DZERONORM_SANITIZE=ON -DZERONORM_BUILD_BENCH=OFF -DZERONORM_PYTHON=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
 check_registered "$root/build-sanitize"
 (cd "$root/build-sanitize" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure --no-tests=error -j "$jobs" -L cpu -LE install --timeout 1800)
