@@ -212,22 +212,18 @@ CudaBackend::CudaBackend(int device) : device_(device) {
 CudaBackend::~CudaBackend() { release(); }
 
 void CudaBackend::release() noexcept {
-    int previous = -1;
-    bool switched = false;
-    bool failed = false;
-    if (cudaGetDevice(&previous) == cudaSuccess && previous != device_)
-        switched = cudaSetDevice(device_) == cudaSuccess;
-    if (stream_ != nullptr && cudaStreamSynchronize(stream_) != cudaSuccess) failed = true;
-    if (solver_ != nullptr) (void)cusolverDnDestroy(solver_);
-    if (blas_ != nullptr) (void)cublasDestroy(blas_);
-    workspace_.reset();
+    on_device_quietly(device_, [this] {
+        const bool synchronised = stream_ == nullptr || cudaStreamSynchronize(stream_) == cudaSuccess;
+        if (solver_ != nullptr) (void)cusolverDnDestroy(solver_);
+        if (blas_ != nullptr) (void)cublasDestroy(blas_);
+        return synchronised;
+    });
+    workspace_.reset();  // frees on its own device
     workspace_count_ = 0;
     memory_.stream.reset();  // the stream goes with the last allocation freed in its order
     solver_ = nullptr;
     blas_ = nullptr;
     stream_ = nullptr;
-    if (switched && cudaSetDevice(previous) != cudaSuccess) failed = true;
-    if (failed) (void)cudaGetLastError();
 }
 
 cusolverDnHandle_t CudaBackend::solver() {

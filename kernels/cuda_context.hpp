@@ -179,6 +179,7 @@ public:
     // ---- for the operation sets ------------------------------------------------------------
     int device() const { return device_; }
     const DeviceMemory& memory() const { return memory_; }
+    std::size_t total_memory() const { return total_memory_; }
     // The device's limits the launch-size rules read (launch_rules.hpp).
     const launch_rules::DeviceLimits& limits() const { return limits_; }
     cudaStream_t stream() const { return stream_; }

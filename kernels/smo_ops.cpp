@@ -119,11 +119,9 @@ SmoResult CudaSmoOps::solve(const KernelSpec& spec, const DeviceMatrix& X, const
     const std::size_t kernel_bytes = checked_bytes(n, n, sizeof(double), "solve_smo");
     // Scratch besides K: a scaled copy of X (WeightedRbf), norms and the solver's vectors.
     const std::size_t scratch = checked_bytes(n, X.cols() + 8, sizeof(double), "solve_smo");
-    std::size_t free_bytes = 0;
-    std::size_t total_bytes = 0;
-    ZN_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-    free_bytes = b_.memory().available();  // the pool's unused memory counts as free
-    const std::size_t headroom = std::max<std::size_t>(std::size_t{256} << 20, total_bytes / 50);
+    const std::size_t free_bytes = b_.memory().available();  // the pool's unused memory counts
+    const std::size_t headroom =
+        std::max<std::size_t>(std::size_t{256} << 20, b_.total_memory() / 50);
     const bool fits = kernel_bytes <= free_bytes && scratch <= free_bytes - kernel_bytes &&
                       headroom <= free_bytes - kernel_bytes - scratch;
     if (fits && n <= kFullKernelPoints)
