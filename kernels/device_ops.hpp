@@ -80,6 +80,15 @@ void multiplicative_update_batch(const double* Z, const double* W, i64 d, i64 P,
                                  const int* update, double prune_tolerance, double* normalized,
                                  double* next, ScaleUpdateOutcome* outcomes, cudaStream_t stream);
 
+// The rows of each column of G (d x Q, d * Q <= INT_MAX) in stable descending order of its
+// entries (ties keep the lower row first; -0.0 equals 0.0): rows_out (d x Q ints), with
+// keys_out (d x Q) and rows_in (d x Q ints) as scratch and `scratch` of
+// descending_column_order_scratch(d, Q) bytes. One segmented radix sort (CUB).
+std::size_t descending_column_order_scratch(i64 d, i64 Q);
+void descending_column_order(const double* G, i64 d, i64 Q, double* keys_out, int* rows_in,
+                             int* rows_out, void* scratch, std::size_t scratch_bytes,
+                             cudaStream_t stream);
+
 // ---- alignment.cu ----------------------------------------------------------------------------
 // The passes of AlignmentOps::weighted_kernel_sum_batch for P weight vectors (Theta d x P) over
 // X (n x d) and the pair weights Y (n x n); blocks of a batch side by side, column-major.

@@ -183,6 +183,18 @@ void check_multiplicative_update_batch(const DeviceMatrix& Z, const DeviceMatrix
                "multiplicative_update_batch: normalized and next must be distinct");
 }
 
+void check_top_rows(const DeviceMatrix& S, const IndexVector& columns, const IndexVector& counts) {
+    ZN_EXPECTS_DIM(columns.size() == counts.size(), "top_rows: " << columns.size()
+                                                                  << " columns but " << counts.size()
+                                                                  << " counts");
+    for (std::size_t q = 0; q < columns.size(); ++q) {
+        ZN_EXPECTS(columns[q] >= 0 && columns[q] < S.cols(),
+                   "top_rows: column " << columns[q] << " is outside 0.." << S.cols() - 1);
+        ZN_EXPECTS(counts[q] >= 0 && counts[q] <= S.rows(),
+                   "top_rows: count " << counts[q] << " is outside 0.." << S.rows());
+    }
+}
+
 void check_smo_terms(const char* where, Index n, Index P, const SmoBatchTerms& terms) {
     ZN_EXPECTS_DIM((terms.p.size() == 0 || (terms.p.rows() == n && terms.p.cols() == P)) &&
                        (terms.delta.size() == 0 || terms.delta.size() == P),

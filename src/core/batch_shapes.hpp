@@ -52,6 +52,10 @@ void check_multiplicative_update_batch(const DeviceMatrix& Z, const DeviceMatrix
                                        const std::vector<char>& update, double prune_tolerance,
                                        const DeviceMatrix& normalized, const DeviceMatrix& next);
 
+// top_rows' operands: one count per requested column, the columns within S, the counts within
+// 0..S.rows().
+void check_top_rows(const DeviceMatrix& S, const IndexVector& columns, const IndexVector& counts);
+
 // newton_finish_batch's operands: K (n x n P), Y (+-1 in the open problems) and beta (n x P,
 // finite, within [0, C]), open with P flags, the terms as check_smo_terms; C finite and > 0,
 // ridge >= 0.

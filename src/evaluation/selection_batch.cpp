@@ -23,51 +23,50 @@ SmoOptions dual_options(const SmoSettings& base, double C, double ridge) {
     return SmoOptions(base, C, ridge);
 }
 
-// The scale columns that the counts reached at one update are read from (AromPath::
-// scales_needed), downloaded in one gather per source.
-class FetchedScales {
+// The selections of the counts reached at one update, ordered on the backend (AromOps::
+// top_rows): per source one request per split that reads from it, for the largest count it
+// reached there (a smaller count's selection is the first part of a larger one's).
+class FetchedTops {
 public:
     // sources[s]: the d x P scales of ScaleSource s.
-    FetchedScales(Backend& backend, const std::vector<AromPath>& paths,
-                  const std::vector<ScaleUpdate>& updates, const std::vector<char>& solved,
-                  const std::array<const DeviceMatrix*, 3>& sources) {
+    FetchedTops(Backend& backend, const std::vector<AromPath>& paths,
+                const std::vector<ScaleUpdate>& updates, const std::vector<char>& solved,
+                const std::array<const DeviceMatrix*, 3>& sources) {
         const std::size_t P = paths.size();
-        std::array<IndexVector, 3> wanted;  // splits wanted from each source, increasing
+        std::array<IndexVector, 3> splits, counts;  // the requests to each source
+        for (std::size_t s = 0; s < 3; ++s) position_[s].assign(P, -1);
         for (std::size_t p = 0; p < P; ++p) {
             if (!paths[p].running()) continue;
-            for (const ScaleSource source : paths[p].scales_needed(updates[p], solved[p] != 0)) {
-                IndexVector& list = wanted[std::size_t(source)];
-                if (list.empty() || list.back() != Index(p)) list.push_back(Index(p));
+            for (const CountReached& reached : paths[p].counts_reached(updates[p], solved[p] != 0)) {
+                const auto s = std::size_t(reached.source);
+                if (position_[s][p] >= 0) continue;  // counts decrease: the first is the largest
+                position_[s][p] = Index(splits[s].size());
+                splits[s].push_back(Index(p));
+                counts[s].push_back(reached.count);
             }
         }
-        for (std::size_t s = 0; s < 3; ++s) {
-            position_[s].assign(P, -1);
-            if (wanted[s].empty()) continue;
-            columns_[s] = backend.download(backend.select_columns(*sources[s], wanted[s]));
-            for (std::size_t k = 0; k < wanted[s].size(); ++k)
-                position_[s][std::size_t(wanted[s][k])] = Index(k);
-        }
+        for (std::size_t s = 0; s < 3; ++s)
+            if (!splits[s].empty())
+                tops_[s] = backend.arom().top_rows(*sources[s], splits[s], counts[s]);
     }
 
-    // Split p's scales around the update (only the fetched ones may be read).
-    AromScales of(std::size_t p) const {
-        const auto column = [this, p](ScaleSource source) {
-            const auto s = std::size_t(source);
-            return [this, p, s] { return Vector(columns_[s].col(position_[s][p])); };
+    // Split p's selections around the update (only the requested ones may be read).
+    TopFeatures of(std::size_t p) const {
+        return [this, p](ScaleSource source, Index r) {
+            const IndexVector& top = tops_[std::size_t(source)][std::size_t(
+                position_[std::size_t(source)][p])];
+            return IndexVector(top.begin(), top.begin() + r);
         };
-        return {column(ScaleSource::Previous), column(ScaleSource::Normalized),
-                column(ScaleSource::Next)};
     }
 
 private:
-    std::array<Matrix, 3> columns_;
-    std::array<std::vector<Index>, 3> position_;  // column of split p in columns_[s], or -1
+    std::array<std::vector<IndexVector>, 3> tops_;
+    std::array<std::vector<Index>, 3> position_;  // request of split p to source s, or -1
 };
 
 // Every split's AROM path, advancing together. The scales live in the backend's memory (d x P,
 // column p = split p's z over all d features, 0 = pruned) and are updated there; the host sees
-// each split's survivors and largest change, and downloads the columns a feature count reached
-// is read from.
+// each split's survivors and largest change, and the selections of the feature counts reached.
 std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
                                const SelectionEvaluationOptions& options,
                                const IndexVector& counts_desc, BatchPhaseSeconds& phases) {
@@ -108,7 +107,7 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
         clock.lap(phases.weights);
         const std::vector<ScaleUpdate> updates = backend.arom().multiplicative_update_batch(
             Z, XtC, solved, sel.prune_tolerance, normalized, Z_next);
-        const FetchedScales fetched(backend, paths, updates, solved, {&Z_next, &Z, &normalized});
+        const FetchedTops fetched(backend, paths, updates, solved, {&Z_next, &Z, &normalized});
         parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
             if (!active[p]) return;
             const double objective = solved[p] ? -duals[p].objective : 0.0;

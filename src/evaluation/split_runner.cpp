@@ -1,63 +1,18 @@
 #include "evaluation/split_runner.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <exception>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <vector>
 
+#include "core/thread_pool.hpp"
 #include "methods/machine_fits.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/preprocess.hpp"
 #include "zeronorm/solvers/svm.hpp"
 
 namespace zeronorm::detail {
-
-namespace {
-
-// True on the threads of a pool: a pool started from one runs its items inline, since the
-// outer pool already fills the cores.
-thread_local bool inside_pool = false;
-
-// `workers` threads (this one included) share the items 0..count-1; each worker first builds its
-// own item body (per-worker state such as a backend) with make_body. The first exception stops
-// the others early and is rethrown.
-void run_pool(std::size_t count, unsigned workers,
-              const std::function<std::function<void(std::size_t)>()>& make_body) {
-    std::atomic<std::size_t> next{0};
-    std::mutex mutex;
-    std::exception_ptr failure;
-    auto worker = [&] {
-        const bool outer = inside_pool;
-        inside_pool = true;
-        try {
-            const std::function<void(std::size_t)> body = make_body();
-            for (std::size_t i = next++; i < count; i = next++) body(i);
-        } catch (...) {
-            std::lock_guard<std::mutex> lock(mutex);
-            if (!failure) failure = std::current_exception();
-            next = count;
-        }
-        inside_pool = outer;
-    };
-    std::vector<std::thread> pool;
-    for (unsigned w = 1; w < workers; ++w) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
-    if (failure) std::rethrow_exception(failure);
-}
-
-unsigned worker_count(int threads, std::size_t count) {
-    if (inside_pool) return 1;
-    const unsigned w =
-        threads > 0 ? unsigned(threads) : std::max(1u, std::thread::hardware_concurrency());
-    return unsigned(std::min<std::size_t>(w, std::max<std::size_t>(count, 1)));
-}
-
-}  // namespace
 
 void run_per_split(Backend& backend, std::size_t n_tasks, int threads,
                    const std::function<void(Backend&, std::size_t)>& task,
@@ -75,10 +30,6 @@ void run_per_split(Backend& backend, std::size_t n_tasks, int threads,
                      if (done) done(t);
                  };
              });
-}
-
-void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& body) {
-    run_pool(count, worker_count(threads, count), [&] { return body; });
 }
 
 void check_splits(const std::vector<Fold>& splits, Index n_rows, const char* where) {

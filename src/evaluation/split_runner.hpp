@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/thread_pool.hpp"  // parallel_for
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/dataset.hpp"
 #include "zeronorm/evaluation/cross_validation.hpp"
@@ -21,11 +22,6 @@ namespace zeronorm::detail {
 void run_per_split(Backend& backend, std::size_t n_tasks, int threads,
                    const std::function<void(Backend&, std::size_t)>& task,
                    const std::function<void(std::size_t)>& done);
-
-// body(i) for every i < count on up to `threads` host threads (0: hardware concurrency), for
-// independent per-split host work between batched device calls; the first exception is rethrown.
-// Called from a worker of run_per_split or parallel_for, it runs on the calling thread.
-void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& body);
 
 // Every split has training and test rows, all within 0..n_rows-1 (InvalidArgument naming `where`
 // and the 1-based split otherwise).

@@ -258,6 +258,25 @@ IndexVector order_descending(const Vector& values) {
     return order;
 }
 
+IndexVector order_descending_first(const Vector& values, Index r) {
+    IndexVector order(static_cast<std::size_t>(values.size()));
+    std::iota(order.begin(), order.end(), Index(0));
+    const auto first = std::min<std::size_t>(order.size(), std::size_t(std::max<Index>(r, 0)));
+    // Ties broken by the index make the order total and the same as the stable sort's; with a
+    // NaN there is no such order, and the stable sort decides as it always did.
+    if (values.hasNaN()) {
+        IndexVector all = order_descending(values);
+        all.resize(first);
+        return all;
+    }
+    const auto before = [&](Index a, Index b) {
+        return values[a] > values[b] || (values[a] == values[b] && a < b);
+    };
+    std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(first), order.end(), before);
+    order.resize(first);
+    return order;
+}
+
 namespace {
 
 // Weston-Watkins: one M-SVM (final_C, final_ridge) on the selected original columns, stored as

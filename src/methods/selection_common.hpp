@@ -71,6 +71,8 @@ struct Ranking {
 
 // Indices of `values` sorted by decreasing value (ties: smaller index first).
 IndexVector order_descending(const Vector& values);
+// The first min(r, size) of them, ordered the same way, without sorting the rest.
+IndexVector order_descending_first(const Vector& values, Index r);
 
 // The methods. `counts_desc` holds the requested counts sorted in decreasing order. The AROM
 // drivers are declared in arom.hpp.

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "evaluation/split_runner.hpp"
+#include "core/thread_pool.hpp"
 #include "solvers/smo_common.hpp"
 
 namespace zeronorm::detail {

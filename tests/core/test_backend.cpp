@@ -509,6 +509,51 @@ TEST_P(BackendPrimitives, MultiplicativeUpdateBatchMatchesTheReference) {
                  DimensionMismatch);
 }
 
+// The selections of the batched AROM path: each request's rows are the first counts[q] of its
+// column's stable descending order (a plain sort here), on columns with many ties, zeros of
+// either sign and repeated requests.
+TEST_P(BackendPrimitives, TopRowsArePrefixesOfTheStableDescendingOrder) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 19);
+    const Index d = 1537, P = 41;
+    std::uniform_int_distribution<int> level(0, 40);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    Matrix S(d, P);
+    for (Index p = 0; p < P; ++p)
+        for (Index j = 0; j < d; ++j) {
+            const int l = level(rng);
+            // A third pruned (zeros, some negative), ties among the coarse levels, the rest
+            // distinct.
+            S(j, p) = l < 13 ? (l % 2 ? -0.0 : 0.0) : l < 30 ? 0.125 * (l - 12) : unit(rng);
+        }
+    IndexVector columns, counts;
+    std::uniform_int_distribution<Index> column(0, P - 1), count(0, d);
+    for (int q = 0; q < 90; ++q) {
+        columns.push_back(column(rng));
+        counts.push_back(q % 9 == 0 ? d : q % 9 == 1 ? 0 : count(rng));
+    }
+    columns.push_back(columns.front());  // the same column again
+    counts.push_back(1);
+    const std::vector<IndexVector> got = backend->arom().top_rows(backend->upload(S), columns, counts);
+    ASSERT_EQ(got.size(), columns.size());
+    for (std::size_t q = 0; q < columns.size(); ++q) {
+        const auto v = S.col(columns[q]);
+        IndexVector order(static_cast<std::size_t>(d));
+        std::iota(order.begin(), order.end(), Index(0));
+        std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return v[a] > v[b]; });
+        order.resize(std::size_t(counts[q]));
+        EXPECT_EQ(got[q], order) << "request " << q << ": column " << columns[q] << ", count "
+                                 << counts[q];
+    }
+    const DeviceMatrix Sd = backend->upload(S);
+    EXPECT_TRUE(backend->arom().top_rows(Sd, {}, {}).empty());
+    EXPECT_THROW(backend->arom().top_rows(Sd, {0, 1}, {3}), DimensionMismatch);
+    EXPECT_THROW(backend->arom().top_rows(Sd, {P}, {3}), InvalidArgument);
+    EXPECT_THROW(backend->arom().top_rows(Sd, {0}, {d + 1}), InvalidArgument);
+    EXPECT_THROW(backend->arom().top_rows(Sd, {0}, {-1}), InvalidArgument);
+}
+
 ZN_INSTANTIATE_FOR_BACKENDS_AND_REFERENCE(BackendPrimitives);
 
 // More device memory than the card has: OutOfDeviceMemory naming the bytes asked for, never a

@@ -3,6 +3,7 @@
 // one-vs-rest, and a small version of the paper's Table 1 experiment. Run on every backend built.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -94,19 +95,18 @@ void expect_backend_path_equals_host_path(Backend& backend, const std::vector<in
         EXPECT_EQ(u[0].survivors, want.summary.survivors) << "iteration " << t + 1;
         EXPECT_EQ(u[0].max_change, want.summary.max_change) << "iteration " << t + 1;
         EXPECT_EQ(u[0].degenerate, want.summary.degenerate) << "iteration " << t + 1;
-        const std::vector<detail::ScaleSource> needed = batched.scales_needed(u[0], solved);
-        std::vector<detail::ScaleSource> read;
-        const auto reader = [&](detail::ScaleSource source, const DeviceMatrix& m) {
-            return [&, source] {
-                read.push_back(source);
-                return Vector(backend.download(m).col(0));
-            };
-        };
-        batched.advance(u[0], solved, step.objective,
-                        {reader(detail::ScaleSource::Previous, Z),
-                         reader(detail::ScaleSource::Normalized, normalized),
-                         reader(detail::ScaleSource::Next, next)});
-        EXPECT_EQ(read, needed) << "iteration " << t + 1;
+        const std::vector<detail::CountReached> needed = batched.counts_reached(u[0], solved);
+        std::vector<detail::CountReached> read;
+        const std::array<const DeviceMatrix*, 3> sources{&next, &Z, &normalized};
+        batched.advance(u[0], solved, step.objective, [&](detail::ScaleSource source, Index r) {
+            read.push_back({source, r});
+            return backend.arom().top_rows(*sources[std::size_t(source)], {0}, {r}).front();
+        });
+        ASSERT_EQ(read.size(), needed.size()) << "iteration " << t + 1;
+        for (std::size_t k = 0; k < read.size(); ++k) {
+            EXPECT_EQ(read[k].source, needed[k].source) << "iteration " << t + 1;
+            EXPECT_EQ(read[k].count, needed[k].count) << "iteration " << t + 1;
+        }
         std::swap(Z, next);
     }
     EXPECT_FALSE(batched.running());

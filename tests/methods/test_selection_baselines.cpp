@@ -20,6 +20,30 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// ---- Orders ----------------------------------------------------------------------------------
+
+TEST(SelectionOrders, FirstRIsThePrefixOfTheStableDescendingOrder) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 41);
+    std::uniform_int_distribution<int> level(0, 6);  // many ties
+    for (const Index size : {0, 1, 7, 300}) {
+        Vector values(size);
+        for (Index j = 0; j < size; ++j) values[j] = level(rng) == 0 ? 0.0 : 0.25 * level(rng);
+        const IndexVector order = detail::order_descending(values);
+        for (const Index r : {Index(0), Index(1), size / 3, size - 1, size, size + 2}) {
+            if (r < 0) continue;
+            const IndexVector first = detail::order_descending_first(values, r);
+            const IndexVector prefix(order.begin(), order.begin() + std::min(r, size));
+            EXPECT_EQ(first, prefix) << "size " << size << ", r " << r;
+        }
+    }
+    Vector with_nan(4);
+    with_nan << 1.0, std::nan(""), 3.0, 2.0;
+    const IndexVector order = detail::order_descending(with_nan);
+    EXPECT_EQ(detail::order_descending_first(with_nan, 2),
+              IndexVector(order.begin(), order.begin() + 2));
+}
+
 // ---- CORR ------------------------------------------------------------------------------------
 
 TEST(Corr, ScoreMatchesHandComputation) {

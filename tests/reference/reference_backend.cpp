@@ -1,5 +1,8 @@
 #include "reference/reference_backend.hpp"
 
+#include <algorithm>
+#include <numeric>
+
 #include "core/batch_shapes.hpp"
 #include "core/op_shapes.hpp"
 #include "reference/reference.hpp"
@@ -164,6 +167,24 @@ public:
         }
         overwrite(normalized, u);
         overwrite(next, z_next);
+        return out;
+    }
+
+    // The whole column in stable descending order, cut to the count.
+    std::vector<IndexVector> top_rows(const DeviceMatrix& S, const IndexVector& columns,
+                                      const IndexVector& counts) override {
+        detail::check_top_rows(S, columns, counts);
+        const Matrix s = host(S);
+        std::vector<IndexVector> out;
+        for (std::size_t q = 0; q < columns.size(); ++q) {
+            const auto column = s.col(columns[q]);
+            IndexVector order(static_cast<std::size_t>(s.rows()));
+            std::iota(order.begin(), order.end(), Index(0));
+            std::stable_sort(order.begin(), order.end(),
+                             [&](Index a, Index b) { return column[a] > column[b]; });
+            order.resize(std::size_t(counts[q]));
+            out.push_back(order);
+        }
         return out;
     }
 };

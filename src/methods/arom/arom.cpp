@@ -71,10 +71,8 @@ namespace {
 
 // The r largest of `values` (over `features`, original indices), best first.
 IndexVector top_r(const IndexVector& features, const Vector& values, Index r) {
-    const IndexVector order = order_descending(values);
-    IndexVector out;
-    for (Index k = 0; k < r && k < Index(order.size()); ++k)
-        out.push_back(features[std::size_t(order[std::size_t(k)])]);
+    IndexVector out = order_descending_first(values, r);
+    for (Index& k : out) k = features[std::size_t(k)];
     return out;
 }
 
@@ -245,20 +243,21 @@ AromPath::AromPath(Index d, const SelectionOptions& options, const IndexVector& 
     for (Index j = 0; j < d; ++j) alive_[std::size_t(j)] = j;
 }
 
-std::vector<ScaleSource> AromPath::scales_needed(const ScaleUpdate& update, bool solved) const {
-    std::vector<ScaleSource> sources;
-    if (!running_ || !solved || update.degenerate) return sources;
+std::vector<CountReached> AromPath::counts_reached(const ScaleUpdate& update, bool solved) const {
+    std::vector<CountReached> reached;
+    if (!running_ || !solved || update.degenerate) return reached;
     const std::int64_t iter = next_iteration();
     for (std::size_t k = pending_;
          k < counts_desc_.size() && update.survivors <= counts_desc_[k]; ++k)
-        sources.push_back(update.survivors == counts_desc_[k] ? ScaleSource::Next
-                          : iter > 1                          ? ScaleSource::Previous
-                                                              : ScaleSource::Normalized);
-    return sources;
+        reached.push_back({update.survivors == counts_desc_[k] ? ScaleSource::Next
+                           : iter > 1                          ? ScaleSource::Previous
+                                                               : ScaleSource::Normalized,
+                           counts_desc_[k]});
+    return reached;
 }
 
 bool AromPath::advance(const ScaleUpdate& update, bool solved, double objective,
-                       const AromScales& scales) {
+                       const TopFeatures& top) {
     ZN_EXPECTS(running_, "AromPath::advance after the path has stopped");
     const std::int64_t iter = next_iteration();
     // A failed fit, or w_bar = 0 (nothing in the data separates the classes): keep the last
@@ -268,23 +267,9 @@ bool AromPath::advance(const ScaleUpdate& update, bool solved, double objective,
         running_ = false;
         return false;
     }
-    // Feature counts reached at this iterate (the reading is documented at FeatureSubset). Over
-    // all d features the alive ones are exactly the nonzero scales (prune_tolerance > 0), except
-    // before the first update, when every feature is alive.
-    for (const ScaleSource source : scales_needed(update, solved)) {
-        const Index r = counts_desc_[pending_];
-        IndexVector& selected = ranking_.selected[pending_];
-        if (source == ScaleSource::Normalized) {
-            IndexVector all(static_cast<std::size_t>(d_));
-            std::iota(all.begin(), all.end(), Index(0));
-            selected = top_r(all, scales.normalized(), r);
-        } else {
-            const AliveScales alive = alive_scales(
-                source == ScaleSource::Next ? scales.next() : scales.previous());
-            selected = top_r(alive.features, alive.z, r);
-        }
-        ++pending_;
-    }
+    // Feature counts reached at this iterate (the reading is documented at FeatureSubset).
+    for (const CountReached& reached : counts_reached(update, solved))
+        ranking_.selected[pending_++] = top(reached.source, reached.count);
     ranking_.iterations = iter;
     ranking_.trace.push_back({update.survivors, objective, update.max_change});
 
@@ -308,11 +293,20 @@ IndexVector AromPath::advance(const AromStep& step) {
         for (std::size_t k = 0; k < alive_.size(); ++k) full[alive_[k]] = alive_values[Index(k)];
         return full;
     };
-    const AromScales scales{[&] { return over_all(z_); },
-                            [&] { return over_all(update.normalized); },
-                            [&] { return over_all(update.z); }};
+    // Before the first update every feature is alive; later the alive ones are exactly the
+    // nonzero scales (prune_tolerance > 0).
+    const TopFeatures top = [&](ScaleSource source, Index r) {
+        if (source == ScaleSource::Normalized) {
+            IndexVector all(static_cast<std::size_t>(d_));
+            std::iota(all.begin(), all.end(), Index(0));
+            return top_r(all, over_all(update.normalized), r);
+        }
+        const AliveScales alive =
+            alive_scales(over_all(source == ScaleSource::Next ? update.z : z_));
+        return top_r(alive.features, alive.z, r);
+    };
     const ScaleUpdate summary{Index(update.keep.size()), update.max_change, update.degenerate};
-    if (!advance(summary, step.solved, step.objective, scales)) return {};
+    if (!advance(summary, step.solved, step.objective, top)) return {};
 
     // Compaction: drop the pruned columns for good.
     const Index survivors = summary.survivors;

@@ -56,9 +56,17 @@ Vector scaled_weight_sum(const Vector& z, const Matrix& W);
 // normalised u before pruning).
 enum class ScaleSource { Next = 0, Previous = 1, Normalized = 2 };  // values index arrays
 
-// The scales around one update, each over all d features, computed or downloaded when asked.
-struct AromScales {
-    std::function<Vector()> previous, normalized, next;
+// A feature count reached at an update reads its selection from one of the scales around it:
+// the r features whose scales in `source` are largest, over all d features, largest first and
+// ties to the lower feature (the one-problem route computes it, the batched one orders the
+// backend's scales with AromOps::top_rows). r never exceeds the nonzero scales of a Next or
+// Previous source, so the pruned features (0) are never among them.
+using TopFeatures = std::function<IndexVector(ScaleSource source, Index r)>;
+
+// One count reached at an update and the scales its selection is read from.
+struct CountReached {
+    ScaleSource source;
+    Index count;
 };
 
 // The bookkeeping of one AROM run around its fits: the z-update and pruning (step 3), the
@@ -83,14 +91,14 @@ public:
     // The same for an update made elsewhere (a batch on the backend), and the step the form
     // above shares: the trace, the counts served and the stopping rules. `update` is what it
     // did, `solved` whether the fit succeeded (if not, update is ignored), `objective` the
-    // fit's, `scales` reads the vectors around it (only those scales_needed names are read).
+    // fit's, `top` reads the selections around it (only as counts_reached names them).
     // Returns false when the update is not taken (failed fit or degenerate u: the path stops at
     // the last good iterate). z() and alive() are not kept up to date on this route: finish it
     // with the final scales.
     bool advance(const ScaleUpdate& update, bool solved, double objective,
-                 const AromScales& scales);
-    // The sources the counts reached by such an update are read from (empty: none reached).
-    std::vector<ScaleSource> scales_needed(const ScaleUpdate& update, bool solved) const;
+                 const TopFeatures& top);
+    // The counts such an update reaches (decreasing) and their sources (empty: none reached).
+    std::vector<CountReached> counts_reached(const ScaleUpdate& update, bool solved) const;
 
     // The ranking for every count (counts not reached: the r largest z of the last good
     // iterate) and the final z over all d features as scores. The second form takes the last

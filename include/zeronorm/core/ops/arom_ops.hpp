@@ -32,6 +32,14 @@ public:
     virtual std::vector<ScaleUpdate> multiplicative_update_batch(
         const DeviceMatrix& Z, const DeviceMatrix& W, const std::vector<char>& update,
         double prune_tolerance, DeviceMatrix& normalized, DeviceMatrix& next) = 0;
+
+    // For each request q: the rows of column columns[q] of S (d x P, entries finite) holding its
+    // counts[q] largest entries, largest first and ties to the lower row, i.e. the first
+    // counts[q] of the column's stable descending order (0 <= counts[q] <= d; a column may be
+    // asked for more than once). What the feature counts reached on the batched AROM path
+    // select, without bringing the d x P scales to the host.
+    virtual std::vector<IndexVector> top_rows(const DeviceMatrix& S, const IndexVector& columns,
+                                              const IndexVector& counts) = 0;
 };
 
 }  // namespace zeronorm
