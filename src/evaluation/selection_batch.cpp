@@ -118,10 +118,23 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
         clock.lap(phases.paths);
     }
     phases.iterations = std::max(phases.iterations, iterations);
-    const Matrix final_scales = backend.download(Z);
-    std::vector<Ranking> rankings;
+    // The counts a path did not reach: the largest of the last good scales (Z: a split whose
+    // fit failed or whose update was degenerate kept its column).
+    IndexVector pending_splits, pending_counts;
     for (Index p = 0; p < P; ++p)
-        rankings.push_back(std::move(paths[std::size_t(p)]).finish(final_scales.col(p)));
+        if (const Index r = paths[std::size_t(p)].count_pending(); r > 0) {
+            pending_splits.push_back(p);
+            pending_counts.push_back(r);
+        }
+    const std::vector<IndexVector> tops =
+        pending_splits.empty() ? std::vector<IndexVector>{}
+                               : backend.arom().top_rows(Z, pending_splits, pending_counts);
+    std::vector<Ranking> rankings;
+    for (Index p = 0, k = 0; p < P; ++p) {
+        const bool pending = k < Index(pending_splits.size()) && pending_splits[std::size_t(k)] == p;
+        rankings.push_back(std::move(paths[std::size_t(p)]).finish(
+            pending ? tops[std::size_t(k++)] : IndexVector{}));
+    }
     return rankings;
 }
 

@@ -111,11 +111,13 @@ void expect_backend_path_equals_host_path(Backend& backend, const std::vector<in
     }
     EXPECT_FALSE(batched.running());
     const detail::Ranking a = std::move(host).finish();
-    const detail::Ranking b = std::move(batched).finish(backend.download(Z).col(0));
+    const Index pending = batched.count_pending();
+    const detail::Ranking b = std::move(batched).finish(
+        pending > 0 ? backend.arom().top_rows(Z, {0}, {pending}).front() : IndexVector{});
     EXPECT_EQ(a.status, b.status);
     EXPECT_EQ(a.iterations, b.iterations);
     EXPECT_EQ(a.selected, b.selected);
-    EXPECT_EQ(a.scores, b.scores);
+    EXPECT_EQ(b.scores.size(), 0);  // the batched route keeps the scales on the backend
     ASSERT_EQ(a.trace.size(), b.trace.size());
     for (std::size_t k = 0; k < a.trace.size(); ++k) {
         EXPECT_EQ(a.trace[k].n_features, b.trace[k].n_features) << k;

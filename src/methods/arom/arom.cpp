@@ -334,16 +334,14 @@ Ranking AromPath::finish() && {
     return std::move(ranking_);
 }
 
-Ranking AromPath::finish(const Vector& final_scales) && {
-    ZN_EXPECTS_DIM(final_scales.size() == d_, "AromPath::finish: " << final_scales.size()
-                                                  << " final scales for " << d_ << " features");
-    // Before the first update every feature is alive at z = 1; later, the nonzero scales.
-    if (ranking_.iterations > 0) {
-        AliveScales alive = alive_scales(final_scales);
-        alive_ = std::move(alive.features);
-        z_ = std::move(alive.z);
+Ranking AromPath::finish(const IndexVector& top_of_last) && {
+    for (; pending_ < counts_desc_.size(); ++pending_) {
+        const auto r = std::size_t(counts_desc_[pending_]);
+        ZN_EXPECTS(r <= top_of_last.size(), "AromPath::finish: " << top_of_last.size()
+                                                << " features ordered for the count " << r);
+        ranking_.selected[pending_].assign(top_of_last.begin(), top_of_last.begin() + r);
     }
-    return std::move(*this).finish();
+    return std::move(ranking_);
 }
 
 Ranking run_arom(AromFitter& fitter, Index d, const SelectionOptions& options,

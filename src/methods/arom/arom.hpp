@@ -94,17 +94,21 @@ public:
     // fit's, `top` reads the selections around it (only as counts_reached names them).
     // Returns false when the update is not taken (failed fit or degenerate u: the path stops at
     // the last good iterate). z() and alive() are not kept up to date on this route: finish it
-    // with the final scales.
+    // with the last good scales' order.
     bool advance(const ScaleUpdate& update, bool solved, double objective,
                  const TopFeatures& top);
     // The counts such an update reaches (decreasing) and their sources (empty: none reached).
     std::vector<CountReached> counts_reached(const ScaleUpdate& update, bool solved) const;
 
     // The ranking for every count (counts not reached: the r largest z of the last good
-    // iterate) and the final z over all d features as scores. The second form takes the last
-    // good iterate's scales over all d features (the batched route).
+    // iterate) and the final z over all d features as scores.
     Ranking finish() &&;
-    Ranking finish(const Vector& final_scales) &&;
+    // The batched route's: the counts not reached take the first r of `top_of_last` (the
+    // r largest of the last good scales over all d features, AromOps::top_rows), asked once
+    // for the largest such count, count_pending(); no scores (its evaluation keeps the
+    // selections only, and the scales stay on the backend).
+    Index count_pending() const { return pending_ < counts_desc_.size() ? counts_desc_[pending_] : 0; }
+    Ranking finish(const IndexVector& top_of_last) &&;
 
 private:
     const SelectionOptions& options_;
