@@ -4,6 +4,13 @@
 
 namespace zeronorm {
 
+DeviceMatrix DeviceMatrix::reshaped(Index rows, Index cols) const {
+    ZN_EXPECTS_DIM(rows >= 0 && cols >= 0 && rows * cols == size(),
+                   "DeviceMatrix::reshaped: a " << rows_ << " x " << cols_ << " matrix read as "
+                                                << rows << " x " << cols);
+    return DeviceMatrix(storage_, rows, cols);
+}
+
 BackendKind parse_backend_kind(const std::string& name) {
     if (name == "cpu") return BackendKind::Cpu;
     if (name == "cuda" || name == "gpu") return BackendKind::Cuda;

@@ -23,12 +23,61 @@ SmoOptions dual_options(const SmoSettings& base, double C, double ridge) {
     return SmoOptions(base, C, ridge);
 }
 
+// The columns the AROM paths still read. The blocks and the scales hold `width` columns per
+// split; column k of split p is original feature original(p, k), or -1 for padding: a column
+// whose scale is 0, which the update keeps at 0 and no selection reaches. All d at first; when
+// the widest split has pruned down to half the width, narrow() cuts every split to that.
+class PathColumns {
+public:
+    explicit PathColumns(Index d) : width_(d) {}
+    Index width() const { return width_; }
+    Index original(std::size_t p, Index k) const { return narrowed_ ? feature_[p][std::size_t(k)] : k; }
+    IndexVector originals(std::size_t p, const IndexVector& columns) const {
+        IndexVector out(columns.size());
+        for (std::size_t k = 0; k < columns.size(); ++k) out[k] = original(p, columns[k]);
+        return out;
+    }
+
+    // Keeps each split's first kept[p].size() columns as kept[p] (ascending positions in the
+    // current width) and pads it to `width` columns: X (n x width P) and Z (width x P), cut on
+    // the backend. zero_at: the position in Z (flat) of an entry that is 0.
+    void narrow(Backend& backend, const std::vector<IndexVector>& kept, Index width,
+                Index zero_at, DeviceMatrix& X, DeviceMatrix& Z) {
+        const std::size_t P = kept.size();
+        IndexVector x_columns(P * std::size_t(width)), z_entries(P * std::size_t(width));
+        std::vector<IndexVector> feature(P, IndexVector(std::size_t(width), -1));
+        for (std::size_t p = 0; p < P; ++p)
+            for (std::size_t k = 0; k < std::size_t(width); ++k) {
+                const std::size_t at = p * std::size_t(width) + k;
+                const Index first = Index(p) * width_;
+                if (k < kept[p].size()) {
+                    x_columns[at] = first + kept[p][k];
+                    z_entries[at] = first + kept[p][k];
+                    feature[p][k] = original(p, kept[p][k]);
+                } else {  // any column of the split's block, its scale 0
+                    x_columns[at] = first;
+                    z_entries[at] = zero_at;
+                }
+            }
+        X = backend.select_columns(X, x_columns);
+        Z = backend.select_columns(Z.reshaped(1, Z.size()), z_entries).reshaped(width, Index(P));
+        width_ = width;
+        feature_ = std::move(feature);
+        narrowed_ = true;
+    }
+
+private:
+    Index width_;
+    bool narrowed_ = false;
+    std::vector<IndexVector> feature_;  // once narrowed: original(p, k) = feature_[p][k]
+};
+
 // The selections of the counts reached at one update, ordered on the backend (AromOps::
 // top_rows): per source one request per split that reads from it, for the largest count it
 // reached there (a smaller count's selection is the first part of a larger one's).
 class FetchedTops {
 public:
-    // sources[s]: the d x P scales of ScaleSource s.
+    // sources[s]: the width x P scales of ScaleSource s.
     FetchedTops(Backend& backend, const std::vector<AromPath>& paths,
                 const std::vector<ScaleUpdate>& updates, const std::vector<char>& solved,
                 const std::array<const DeviceMatrix*, 3>& sources) {
@@ -50,12 +99,13 @@ public:
                 tops_[s] = backend.arom().top_rows(*sources[s], splits[s], counts[s]);
     }
 
-    // Split p's selections around the update (only the requested ones may be read).
-    TopFeatures of(std::size_t p) const {
-        return [this, p](ScaleSource source, Index r) {
+    // Split p's selections around the update (only the requested ones may be read), as
+    // original features: the order of the columns is theirs, so ties still go to the lower.
+    TopFeatures of(std::size_t p, const PathColumns& columns) const {
+        return [this, p, &columns](ScaleSource source, Index r) {
             const IndexVector& top = tops_[std::size_t(source)][std::size_t(
                 position_[std::size_t(source)][p])];
-            return IndexVector(top.begin(), top.begin() + r);
+            return columns.originals(p, IndexVector(top.begin(), top.begin() + r));
         };
     }
 
@@ -64,31 +114,54 @@ private:
     std::array<std::vector<Index>, 3> position_;  // request of split p to source s, or -1
 };
 
-// Every split's AROM path, advancing together. The scales live in the backend's memory (d x P,
-// column p = split p's z over all d features, 0 = pruned) and are updated there; the host sees
-// each split's survivors and largest change, and the selections of the feature counts reached.
+// Every split's AROM path, advancing together. The scales live in the backend's memory (column
+// p = split p's z, 0 = pruned) and are updated there; the host sees each split's survivors and
+// largest change, and the selections of the feature counts reached. As the paths prune, the
+// blocks and scales narrow to the widest split's survivors (W3: 7,129 columns per split, a few
+// hundred after four iterations), and the splits that stopped are settled and padded.
 std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
                                const SelectionEvaluationOptions& options,
                                const IndexVector& counts_desc, BatchPhaseSeconds& phases) {
     const SelectionOptions& sel = options.selection;
     const Index P = c.splits(), n = c.train_rows(), d = c.features();
-    const DeviceMatrix& X_train = c.blocks.train;
     PhaseClock clock;
     std::vector<AromPath> paths;
     paths.reserve(std::size_t(P));
     for (Index p = 0; p < P; ++p) paths.emplace_back(d, sel, counts_desc);
+    std::vector<Ranking> rankings(static_cast<std::size_t>(P));
+    std::vector<char> settled(std::size_t(P), 0);
+    // Settles the stopped paths among `splits`: their counts not reached read the last good
+    // scales (Z: a split whose fit failed or whose update was degenerate kept its column).
+    PathColumns columns(d);
+    const auto settle = [&](const DeviceMatrix& Z, const IndexVector& splits) {
+        IndexVector pending_splits, pending_counts;
+        for (const Index p : splits)
+            if (const Index r = paths[std::size_t(p)].count_pending(); r > 0) {
+                pending_splits.push_back(p);
+                pending_counts.push_back(r);
+            }
+        const std::vector<IndexVector> tops =
+            pending_splits.empty() ? std::vector<IndexVector>{}
+                                   : backend.arom().top_rows(Z, pending_splits, pending_counts);
+        for (std::size_t i = 0, k = 0; i < splits.size(); ++i) {
+            const auto p = std::size_t(splits[i]);
+            const bool pending = k < pending_splits.size() && pending_splits[k] == Index(p);
+            rankings[p] = std::move(paths[p]).finish(
+                pending ? columns.originals(p, tops[k++]) : IndexVector{});
+            settled[p] = 1;
+        }
+    };
     const SmoOptions inner = dual_options(sel.smo, sel.C, sel.ridge);
     Matrix beta = Matrix::Zero(n, P);  // warm starts
+    DeviceMatrix X = c.blocks.train;
     DeviceMatrix Z = backend.upload(Matrix::Ones(d, P));
-    DeviceMatrix Z_next = backend.allocate(d, P);
-    DeviceMatrix normalized = backend.allocate(d, P);
+    DeviceMatrix Z_next = backend.allocate(d, P), normalized = backend.allocate(d, P);
     std::int64_t iterations = 0;
     for (;;) {
         std::vector<char> active(std::size_t(P), 0);
         for (Index p = 0; p < P; ++p) active[std::size_t(p)] = paths[std::size_t(p)].running();
         if (std::none_of(active.begin(), active.end(), [](char a) { return a != 0; })) break;
-        const DeviceMatrix K =
-            backend.scaled_gram_batch(X_train, X_train, Z, options.gram_precision);
+        const DeviceMatrix K = backend.scaled_gram_batch(X, X, Z, options.gram_precision);
         clock.lap(phases.gram);
         const std::vector<SmoResult> duals =
             solve_dense_dual_batch(backend, K, c.y_train, inner, &beta, active);
@@ -102,8 +175,7 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
         }
         // W_p = X_p' (beta_p .* y_p) for all splits in one product (the splits not solved are
         // not updated), then the update on the backend.
-        const DeviceMatrix XtC =
-            dual_weights(backend, P, X_train, dual_coefficients(duals, c.y_train));
+        const DeviceMatrix XtC = dual_weights(backend, P, X, dual_coefficients(duals, c.y_train));
         clock.lap(phases.weights);
         const std::vector<ScaleUpdate> updates = backend.arom().multiplicative_update_batch(
             Z, XtC, solved, sel.prune_tolerance, normalized, Z_next);
@@ -111,30 +183,48 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
         parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
             if (!active[p]) return;
             const double objective = solved[p] ? -duals[p].objective : 0.0;
-            paths[p].advance(updates[p], solved[p] != 0, objective, fetched.of(p));
+            paths[p].advance(updates[p], solved[p] != 0, objective, fetched.of(p, columns));
         });
         std::swap(Z, Z_next);
         ++iterations;
+        // Narrowing: every running split took this update, its survivors are its nonzero scales.
+        IndexVector running, stopped;
+        Index widest = 0;
+        for (Index p = 0; p < P; ++p) {
+            if (settled[std::size_t(p)]) continue;
+            if (paths[std::size_t(p)].running()) {
+                running.push_back(p);
+                widest = std::max(widest, updates[std::size_t(p)].survivors);
+            } else {
+                stopped.push_back(p);
+            }
+        }
+        if (!running.empty() && 2 * widest <= columns.width()) {
+            settle(Z, stopped);  // padded from here on
+            // Each running split's nonzero scales, and one more row of the first: a zero (the
+            // scales are >= 0 and it has fewer survivors than the width).
+            IndexVector counts;
+            for (const Index p : running) counts.push_back(updates[std::size_t(p)].survivors);
+            ++counts.front();
+            std::vector<IndexVector> tops = backend.arom().top_rows(Z, running, counts);
+            const Index zero_at = running.front() * columns.width() + tops.front().back();
+            tops.front().pop_back();
+            std::vector<IndexVector> kept(static_cast<std::size_t>(P));
+            for (std::size_t i = 0; i < running.size(); ++i) {
+                std::sort(tops[i].begin(), tops[i].end());
+                kept[std::size_t(running[i])] = std::move(tops[i]);
+            }
+            columns.narrow(backend, kept, std::max<Index>(widest, 1), zero_at, X, Z);
+            Z_next = backend.allocate(columns.width(), P);
+            normalized = backend.allocate(columns.width(), P);
+        }
         clock.lap(phases.paths);
     }
     phases.iterations = std::max(phases.iterations, iterations);
-    // The counts a path did not reach: the largest of the last good scales (Z: a split whose
-    // fit failed or whose update was degenerate kept its column).
-    IndexVector pending_splits, pending_counts;
+    IndexVector unsettled;
     for (Index p = 0; p < P; ++p)
-        if (const Index r = paths[std::size_t(p)].count_pending(); r > 0) {
-            pending_splits.push_back(p);
-            pending_counts.push_back(r);
-        }
-    const std::vector<IndexVector> tops =
-        pending_splits.empty() ? std::vector<IndexVector>{}
-                               : backend.arom().top_rows(Z, pending_splits, pending_counts);
-    std::vector<Ranking> rankings;
-    for (Index p = 0, k = 0; p < P; ++p) {
-        const bool pending = k < Index(pending_splits.size()) && pending_splits[std::size_t(k)] == p;
-        rankings.push_back(std::move(paths[std::size_t(p)]).finish(
-            pending ? tops[std::size_t(k++)] : IndexVector{}));
-    }
+        if (!settled[std::size_t(p)]) unsettled.push_back(p);
+    settle(Z, unsettled);
     return rankings;
 }
 

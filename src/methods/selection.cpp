@@ -272,7 +272,9 @@ IndexVector order_descending_first(const Vector& values, Index r) {
     const auto before = [&](Index a, Index b) {
         return values[a] > values[b] || (values[a] == values[b] && a < b);
     };
-    std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(first), order.end(), before);
+    const auto end = order.begin() + std::ptrdiff_t(first);
+    if (end != order.end()) std::nth_element(order.begin(), end, order.end(), before);
+    std::sort(order.begin(), end, before);
     order.resize(first);
     return order;
 }

@@ -509,6 +509,20 @@ TEST_P(BackendPrimitives, MultiplicativeUpdateBatchMatchesTheReference) {
                  DimensionMismatch);
 }
 
+TEST_P(BackendPrimitives, ReshapedReadsTheSameStorage) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    Matrix A(3, 4);
+    for (Index k = 0; k < A.size(); ++k) A.data()[k] = double(k);
+    const DeviceMatrix M = backend->upload(A);
+    const DeviceMatrix row = M.reshaped(1, 12);
+    EXPECT_EQ(row.data(), M.data());
+    const Matrix got = backend->download(backend->select_columns(row, {11, 0, 4}));
+    EXPECT_EQ(got, (Matrix(1, 3) << 11.0, 0.0, 4.0).finished());
+    EXPECT_EQ(backend->download(row.reshaped(3, 4)), A);
+    EXPECT_THROW((void)M.reshaped(2, 5), DimensionMismatch);
+    EXPECT_THROW((void)M.reshaped(-3, -4), DimensionMismatch);
+}
+
 // The selections of the batched AROM path: each request's rows are the first counts[q] of its
 // column's stable descending order (a plain sort here), on columns with many ties, zeros of
 // either sign and repeated requests.

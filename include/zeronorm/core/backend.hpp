@@ -43,6 +43,9 @@ public:
     bool empty() const { return size() == 0; }
     double* data() { return storage_.get(); }
     const double* data() const { return storage_.get(); }
+    // The same storage read as a rows x cols matrix of the same size (a d x P matrix as one row
+    // of d P entries, say).
+    DeviceMatrix reshaped(Index rows, Index cols) const;
 
 private:
     std::shared_ptr<double> storage_;
