@@ -396,9 +396,9 @@ TEST_P(SparseSvm, PEqualsTwoWithTinyCAlphaIsTheStandardSvm) {
 }
 
 // Pruning (step 2) never drops a term that a run without pruning keeps: epsilon = 1e-12 keeps
-// every coefficient on (its threshold is far below the decay of a dying alpha); the two runs
-// must end with the same terms (up to coefficients that the unpruned run itself drives to zero,
-// and dying ones either run stopped on) and the same predictions.
+// every coefficient on (its threshold is far below the decay of a dying alpha); after the same
+// number of steps the two runs must hold the same terms (up to coefficients that the unpruned run
+// itself drives to zero, and dying ones either run stopped on) and the same predictions.
 TEST_P(SparseSvm, PruningDropsNothingThatMatters) {
     ZN_BACKEND_OR_SKIP(backend, GetParam());
     ZN_SEED_TRACE();
@@ -407,9 +407,13 @@ TEST_P(SparseSvm, PruningDropsNothingThatMatters) {
     const Matrix X_test = random_matrix(300, 2, rng, -2.5, 2.5);
     SparseSvmOptions pruned = paper_options();
     pruned.kernel = rbf(1.0);
+    const SparseSvmResult a = train_sparse_svm(*backend, train, pruned);
+    // epsilon is also the stopping threshold (step 7): the unpruned run takes as many steps as
+    // the pruned one took, so that only pruning tells them apart. Run on, it may leave the point
+    // where the pruned run stopped (some are unstable: max|delta alpha| then grows step by step).
     SparseSvmOptions unpruned = pruned;
     unpruned.epsilon = 1e-12;
-    const SparseSvmResult a = train_sparse_svm(*backend, train, pruned);
+    unpruned.max_iterations = int(a.iterations);
     const SparseSvmResult b = train_sparse_svm(*backend, train, unpruned);
     ASSERT_GT(a.model.n_terms(), 0);
     EXPECT_EQ(b.trace.front().active_terms, train.n_samples());
@@ -433,15 +437,8 @@ TEST_P(SparseSvm, PruningDropsNothingThatMatters) {
     }
     const Vector fa = a.model.decision_function(*backend, X_test);
     const Vector fb = b.model.decision_function(*backend, X_test);
-    // Over 600 seeds the decisions differ by at most 1.03e-3, but for seed 983615605: 0.031 (the
-    // pruned run, stopped at step 22, and the unpruned one, at the step cap, end at slightly
-    // different points of this nonconvex problem); the signs agree as below.
-    EXPECT_LT((fa - fb).cwiseAbs().maxCoeff(), 5e-2);
-    for (Index i = 0; i < X_test.rows(); ++i) {
-        if (std::abs(fb[i]) > 1e-2) {
-            EXPECT_EQ(fa[i] >= 0, fb[i] >= 0) << "test point " << i;
-        }
-    }
+    // Over 2,000 seeds (the same number of steps each) the decisions differ by at most 6e-4.
+    EXPECT_LT((fa - fb).cwiseAbs().maxCoeff(), 1e-2);
 }
 
 // Huang et al. 2008 Table 1: L0-norm SVM on 100-point Ripley subsets, 4.15 SVs and 9.36% error on average (the
