@@ -32,10 +32,16 @@ public:
     explicit PathColumns(Index d) : width_(d) {}
     Index width() const { return width_; }
     Index original(std::size_t p, Index k) const { return narrowed_ ? feature_[p][std::size_t(k)] : k; }
-    IndexVector originals(std::size_t p, const IndexVector& columns) const {
-        IndexVector out(columns.size());
-        for (std::size_t k = 0; k < columns.size(); ++k) out[k] = original(p, columns[k]);
-        return out;
+    // For each i: the original features of the first counts[i] rows of the stable descending
+    // order of split splits[i]'s column of S (width x P), ordered on the backend.
+    std::vector<IndexVector> top_features(Backend& backend, const DeviceMatrix& S,
+                                          const IndexVector& splits,
+                                          const IndexVector& counts) const {
+        if (splits.empty()) return {};
+        std::vector<IndexVector> tops = backend.arom().top_rows(S, splits, counts);
+        for (std::size_t i = 0; i < tops.size(); ++i)
+            for (Index& k : tops[i]) k = original(std::size_t(splits[i]), k);
+        return tops;
     }
 
     // Keeps each split's first kept[p].size() columns as kept[p] (ascending positions in the
@@ -77,10 +83,10 @@ private:
 // reached there (a smaller count's selection is the first part of a larger one's).
 class FetchedTops {
 public:
-    // sources[s]: the width x P scales of ScaleSource s.
+    // sources[s]: the width x P scales of ScaleSource s, whose columns are `columns`.
     FetchedTops(Backend& backend, const std::vector<AromPath>& paths,
                 const std::vector<ScaleUpdate>& updates, const std::vector<char>& solved,
-                const std::array<const DeviceMatrix*, 3>& sources) {
+                const std::array<const DeviceMatrix*, 3>& sources, const PathColumns& columns) {
         const std::size_t P = paths.size();
         std::array<IndexVector, 3> splits, counts;  // the requests to each source
         for (std::size_t s = 0; s < 3; ++s) position_[s].assign(P, -1);
@@ -95,17 +101,16 @@ public:
             }
         }
         for (std::size_t s = 0; s < 3; ++s)
-            if (!splits[s].empty())
-                tops_[s] = backend.arom().top_rows(*sources[s], splits[s], counts[s]);
+            tops_[s] = columns.top_features(backend, *sources[s], splits[s], counts[s]);
     }
 
     // Split p's selections around the update (only the requested ones may be read), as
     // original features: the order of the columns is theirs, so ties still go to the lower.
-    TopFeatures of(std::size_t p, const PathColumns& columns) const {
-        return [this, p, &columns](ScaleSource source, Index r) {
+    TopFeatures of(std::size_t p) const {
+        return [this, p](ScaleSource source, Index r) {
             const IndexVector& top = tops_[std::size_t(source)][std::size_t(
                 position_[std::size_t(source)][p])];
-            return columns.originals(p, IndexVector(top.begin(), top.begin() + r));
+            return IndexVector(top.begin(), top.begin() + r);
         };
     }
 
@@ -141,13 +146,11 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
                 pending_counts.push_back(r);
             }
         const std::vector<IndexVector> tops =
-            pending_splits.empty() ? std::vector<IndexVector>{}
-                                   : backend.arom().top_rows(Z, pending_splits, pending_counts);
+            columns.top_features(backend, Z, pending_splits, pending_counts);
         for (std::size_t i = 0, k = 0; i < splits.size(); ++i) {
             const auto p = std::size_t(splits[i]);
             const bool pending = k < pending_splits.size() && pending_splits[k] == Index(p);
-            rankings[p] = std::move(paths[p]).finish(
-                pending ? columns.originals(p, tops[k++]) : IndexVector{});
+            rankings[p] = std::move(paths[p]).finish(pending ? tops[k++] : IndexVector{});
             settled[p] = 1;
         }
     };
@@ -179,11 +182,12 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
         clock.lap(phases.weights);
         const std::vector<ScaleUpdate> updates = backend.arom().multiplicative_update_batch(
             Z, XtC, solved, sel.prune_tolerance, normalized, Z_next);
-        const FetchedTops fetched(backend, paths, updates, solved, {&Z_next, &Z, &normalized});
+        const FetchedTops fetched(backend, paths, updates, solved, {&Z_next, &Z, &normalized},
+                                  columns);
         parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
             if (!active[p]) return;
             const double objective = solved[p] ? -duals[p].objective : 0.0;
-            paths[p].advance(updates[p], solved[p] != 0, objective, fetched.of(p, columns));
+            paths[p].advance(updates[p], solved[p] != 0, objective, fetched.of(p));
         });
         std::swap(Z, Z_next);
         ++iterations;
