@@ -251,26 +251,20 @@ double max_row_norm2(const Matrix& X, const IndexVector& columns, const Vector& 
 }
 
 IndexVector order_descending(const Vector& values) {
-    IndexVector order(static_cast<std::size_t>(values.size()));
-    std::iota(order.begin(), order.end(), Index(0));
-    std::stable_sort(order.begin(), order.end(),
-                     [&](Index a, Index b) { return values[a] > values[b]; });
-    return order;
+    return order_descending_first(values, values.size());
 }
 
 IndexVector order_descending_first(const Vector& values, Index r) {
     IndexVector order(static_cast<std::size_t>(values.size()));
     std::iota(order.begin(), order.end(), Index(0));
     const auto first = std::min<std::size_t>(order.size(), std::size_t(std::max<Index>(r, 0)));
-    // Ties broken by the index make the order total and the same as the stable sort's; with a
-    // NaN there is no such order, and the stable sort decides as it always did.
-    if (values.hasNaN()) {
-        IndexVector all = order_descending(values);
-        all.resize(first);
-        return all;
-    }
+    // Largest first, ties (and NaNs, which come last) by the index: a total order, the same as
+    // a stable sort's where there is no NaN.
     const auto before = [&](Index a, Index b) {
-        return values[a] > values[b] || (values[a] == values[b] && a < b);
+        const double va = values[a], vb = values[b];
+        if (std::isnan(va) || std::isnan(vb))
+            return std::isnan(vb) && (!std::isnan(va) || a < b);
+        return va > vb || (va == vb && a < b);
     };
     const auto end = order.begin() + std::ptrdiff_t(first);
     if (end != order.end()) std::nth_element(order.begin(), end, order.end(), before);

@@ -69,7 +69,7 @@ struct Ranking {
     std::vector<FeatureSubset> subsets;
 };
 
-// Indices of `values` sorted by decreasing value (ties: smaller index first).
+// Indices of `values` sorted by decreasing value (ties: smaller index first; NaNs last).
 IndexVector order_descending(const Vector& values);
 // The first min(r, size) of them, ordered the same way, without sorting the rest.
 IndexVector order_descending_first(const Vector& values, Index r);

@@ -37,11 +37,14 @@ TEST(SelectionOrders, FirstRIsThePrefixOfTheStableDescendingOrder) {
             EXPECT_EQ(first, prefix) << "size " << size << ", r " << r;
         }
     }
-    Vector with_nan(4);
-    with_nan << 1.0, std::nan(""), 3.0, 2.0;
-    const IndexVector order = detail::order_descending(with_nan);
-    EXPECT_EQ(detail::order_descending_first(with_nan, 2),
-              IndexVector(order.begin(), order.begin() + 2));
+    // NaNs come last, among themselves by index.
+    Vector with_nan(6);
+    with_nan << 1.0, std::nan(""), 3.0, -kInf, std::nan(""), 2.0;
+    const IndexVector expected{2, 5, 0, 3, 1, 4};
+    EXPECT_EQ(detail::order_descending(with_nan), expected);
+    for (const Index r : {0, 2, 4, 5})
+        EXPECT_EQ(detail::order_descending_first(with_nan, r),
+                  IndexVector(expected.begin(), expected.begin() + r));
 }
 
 // ---- CORR ------------------------------------------------------------------------------------
