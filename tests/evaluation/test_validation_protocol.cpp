@@ -163,7 +163,9 @@ TEST(ValidationProtocol, OnePointIsNotValidated) {
 }
 
 // The built-in fitter at the point the protocol chose equals the method run by hand on the
-// standardised training rows; the errors are those of its own classifier.
+// standardised training rows; the errors are those of its own classifier, and better than
+// chance: max_error. Over 800 seeds the three methods' mean errors are 0.12-0.13 (median 0.11-
+// 0.12) but reach 0.30-0.36 on a few (seed 2514126415: l2-l0-SVM 0.356), so 0.45.
 void expect_final_fit_by_hand(const std::string& method, const ParameterGrid& grid,
                               const std::function<DcResult(const Matrix&, const Vector&,
                                                            const DcOptions&)>& fit,
@@ -254,14 +256,14 @@ TEST(ValidationProtocol, L2L1FinalFitIsTheMethodAtTheChosenPoint) {
                              ParameterGrid::product({"dc.nu", "dc.mu"},
                                                     {{std::exp(-2.0), 1.0, std::exp(1.0)},
                                                      {1.0, std::exp(2.0), std::exp(4.0)}}),
-                             train_l2_l1_svm, 0.35);
+                             train_l2_l1_svm, 0.45);
 }
 
 TEST(ValidationProtocol, L2L0FinalFitIsTheMethodAtTheChosenPoint) {
     expect_final_fit_by_hand(
         "l2-l0-svm",
         ParameterGrid::product({"dc.nu", "dc.mu"}, {{0.5, 2.0}, {std::exp(1.0), std::exp(3.0)}}),
-        train_l2_l0_svm, 0.35);
+        train_l2_l0_svm, 0.45);
 }
 
 TEST(ValidationProtocol, FsvFinalFitIsTheMethodAtTheChosenPoint) {
