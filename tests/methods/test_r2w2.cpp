@@ -216,34 +216,47 @@ TEST(R2w2, KeepsTheInformativeFeatures) {
     SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
     std::mt19937_64 rng(seed);
     auto backend = make_cpu_backend();
-    const Dataset data = easy_problem(60, 10, rng);
     // The exact radius of a linear kernel follows the outlying points and often trades an
     // informative feature for noise here (Lal et al. 2006: the variance is less sensitive).
     const std::pair<const char*, const char*> settings[] = {
         {"linear", "variance"}, {"rbf", "variance"}, {"rbf", "exact"}};
-    for (const auto& [kernel, radius] : settings) {
-        SCOPED_TRACE(std::string(kernel) + " " + radius);
-        SelectionOptions o;
-        o.method = SelectionMethod::R2w2;
-        o.feature_counts = {6, 2};
-        o.ridge = 1.0;
-        o.set_parameter("r2w2.kernel", kernel);
-        o.set_parameter("r2w2.radius", radius);
-        const SelectionResult r = select_features(*backend, data, o);
-        IndexVector two = r.subsets[1].selected;
-        std::sort(two.begin(), two.end());
-        // The linear bound is as low with one of the two (equally informative) features and
-        // keeps at least one; the Gaussian kernel keeps both.
-        if (std::string(kernel) == "rbf") EXPECT_EQ(two, (IndexVector{0, 1}));
-        else EXPECT_LE(two[0], 1);
-        // Nested path: the 2 survivors are among the 6.
-        for (Index j : two)
-            EXPECT_NE(std::find(r.subsets[0].selected.begin(), r.subsets[0].selected.end(), j),
-                      r.subsets[0].selected.end());
-        ASSERT_EQ(r.scores.size(), 10);
-        EXPECT_GE(r.scores.minCoeff(), 0.0);
-        EXPECT_LE(r.scores.maxCoeff(), 1.0);
+    // Five problems: on one of 60 points a noise feature now and then looks as informative as
+    // one of the two (about one problem in a hundred: seeds 1712120872, 625204662, the
+    // Gaussian kernel keeps {1, 7}, {0, 9}; seed 2745709987, the linear one {2, x}).
+    const int problems = 5;
+    int one_kept[3] = {0, 0, 0}, both_kept[3] = {0, 0, 0};
+    for (int problem = 0; problem < problems; ++problem) {
+        const Dataset data = easy_problem(60, 10, rng);
+        for (std::size_t s = 0; s < 3; ++s) {
+            const auto& [kernel, radius] = settings[s];
+            SCOPED_TRACE(std::string(kernel) + " " + radius + ", problem " +
+                         std::to_string(problem));
+            SelectionOptions o;
+            o.method = SelectionMethod::R2w2;
+            o.feature_counts = {6, 2};
+            o.ridge = 1.0;
+            o.set_parameter("r2w2.kernel", kernel);
+            o.set_parameter("r2w2.radius", radius);
+            const SelectionResult r = select_features(*backend, data, o);
+            IndexVector two = r.subsets[1].selected;
+            std::sort(two.begin(), two.end());
+            one_kept[s] += two[0] <= 1;
+            both_kept[s] += two == IndexVector{0, 1};
+            // Nested path: the 2 survivors are among the 6.
+            for (Index j : two)
+                EXPECT_NE(std::find(r.subsets[0].selected.begin(), r.subsets[0].selected.end(), j),
+                          r.subsets[0].selected.end());
+            ASSERT_EQ(r.scores.size(), 10);
+            EXPECT_GE(r.scores.minCoeff(), 0.0);
+            EXPECT_LE(r.scores.maxCoeff(), 1.0);
+        }
     }
+    // The linear bound is as low with one of the two (equally informative) features as with
+    // both and keeps at least one; the Gaussian kernel keeps both. A selection that ignored the
+    // data would keep both in one problem of 45.
+    EXPECT_GE(one_kept[0], problems - 2) << "linear variance";
+    EXPECT_GE(both_kept[1], problems - 2) << "rbf variance";
+    EXPECT_GE(both_kept[2], problems - 2) << "rbf exact";
 }
 
 // Runs the ranker expecting an exception of type E whose message contains `text`.
