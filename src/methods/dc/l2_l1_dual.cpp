@@ -373,9 +373,10 @@ private:
         const Index n = y_.size(), d = w_beta.size();
         const double scale = std::max(w_beta.cwiseAbs().maxCoeff(), 1e-300);
         std::vector<Index> free, upper, support;
+        const double zero_below = 1e-7 * std::min(C_, beta.maxCoeff());
         for (Index i = 0; i < n; ++i) {
             if (beta[i] >= C_ * (1 - 1e-7)) upper.push_back(i);
-            else if (beta[i] > 1e-7 * C_) free.push_back(i);
+            else if (beta[i] > zero_below) free.push_back(i);
         }
         for (Index k = 0; k < d; ++k)
             if (std::abs(w_beta[k]) > 1e-7 * scale) support.push_back(k);
