@@ -135,9 +135,9 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
     for (Index p = 0; p < P; ++p) paths.emplace_back(d, sel, counts_desc);
     std::vector<Ranking> rankings(static_cast<std::size_t>(P));
     std::vector<char> settled(std::size_t(P), 0);
+    PathColumns columns(d);
     // Settles the stopped paths among `splits`: their counts not reached read the last good
     // scales (Z: a split whose fit failed or whose update was degenerate kept its column).
-    PathColumns columns(d);
     const auto settle = [&](const DeviceMatrix& Z, const IndexVector& splits) {
         IndexVector pending_splits, pending_counts;
         for (const Index p : splits)

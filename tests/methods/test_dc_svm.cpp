@@ -353,11 +353,11 @@ void expect_same_fit(const DcResult& grid, const DcResult& single, double tol,
                     objective_slope * double(single.w.size()) * w_gap);
 }
 
-// The features with |w_j| > threshold, ascending.
+// The features with |w_j| > threshold, ascending (ranked_support orders them by |w_j|, which
+// two fits equal to a tolerance may swap).
 IndexVector support_above(const Vector& w, double threshold) {
-    IndexVector out;
-    for (Index j = 0; j < w.size(); ++j)
-        if (std::abs(w[j]) > threshold) out.push_back(j);
+    IndexVector out = ranked_support(w, threshold);
+    std::sort(out.begin(), out.end());
     return out;
 }
 
