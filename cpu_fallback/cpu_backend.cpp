@@ -102,16 +102,15 @@ SplitBlocks CpuBackend::split_batch(const DeviceMatrix& X,
     SplitBlocks out{allocate_host(n, d * P), allocate_host(m, d * P)};
     // The splits on the hardware's threads (like this backend's BLAS), each into its own columns.
     detail::parallel_for(std::size_t(P), 0, [&](std::size_t p) {
-        Matrix train(n, d), test(m, d);
+        auto train = view(out.train).middleCols(Index(p) * d, d);
+        auto test = view(out.test).middleCols(Index(p) * d, d);
         gather_rows(view(X), train_rows[p], train);
         gather_rows(view(X), test_rows[p], test);
         if (standardize) {
             const Standardizer s = Standardizer::fit(train);
-            train = s.transform(train);
-            test = s.transform(test);
+            s.transform_in_place(train);
+            s.transform_in_place(test);
         }
-        view(out.train).middleCols(Index(p) * d, d) = train;
-        view(out.test).middleCols(Index(p) * d, d) = test;
     });
     return out;
 }

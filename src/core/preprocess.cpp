@@ -18,7 +18,7 @@ void mean_and_scale(const V& v, double& mean, double& scale) {
                           static_cast<std::int64_t>(v.size()), mean, scale);
 }
 
-void expect_finite(const Matrix& X, const char* who) {
+void expect_finite(const Eigen::Ref<const Matrix>& X, const char* who) {
     if (detail::all_finite(X)) return;
     for (Index i = 0; i < X.rows(); ++i)
         for (Index j = 0; j < X.cols(); ++j)
@@ -27,9 +27,18 @@ void expect_finite(const Matrix& X, const char* who) {
                                                    << " (0-based)");
 }
 
+void check_transform_shape(const Standardizer& s, Index cols) {
+    ZN_EXPECTS_DIM(s.mean.size() == s.scale.size(),
+                   "Standardizer: mean has " << s.mean.size() << " entries but scale has "
+                                             << s.scale.size() << " (was it fitted?)");
+    ZN_EXPECTS_DIM(cols == s.mean.size(), "Standardizer::transform: X has "
+                                              << cols << " columns but the standardizer "
+                                              << "was fitted on " << s.mean.size());
+}
+
 }  // namespace
 
-Standardizer Standardizer::fit(const Matrix& X) {
+Standardizer Standardizer::fit(const Eigen::Ref<const Matrix>& X) {
     ZN_EXPECTS(X.rows() >= 1, "Standardizer::fit needs at least one row, got 0");
     expect_finite(X, "Standardizer::fit");
     Standardizer s;
@@ -40,24 +49,24 @@ Standardizer Standardizer::fit(const Matrix& X) {
     Index j = 0;
     for (; j + lanes <= X.cols(); j += lanes) {
         const double* first = X.col(j).data();
-        const Index rows = X.rows();
+        const Index stride = X.outerStride();
         rules::mean_and_scale_of<lanes>(
-            [first, rows](std::int64_t i, int c) { return first[c * rows + i]; }, X.rows(),
+            [first, stride](std::int64_t i, int c) { return first[c * stride + i]; }, X.rows(),
             s.mean.data() + j, s.scale.data() + j);
     }
     for (; j < X.cols(); ++j) mean_and_scale(X.col(j), s.mean[j], s.scale[j]);
     return s;
 }
 
-Matrix Standardizer::transform(const Matrix& X) const {
-    ZN_EXPECTS_DIM(mean.size() == scale.size(),
-                   "Standardizer: mean has " << mean.size() << " entries but scale has "
-                                             << scale.size() << " (was it fitted?)");
-    ZN_EXPECTS_DIM(X.cols() == mean.size(), "Standardizer::transform: X has "
-                                                << X.cols() << " columns but the standardizer "
-                                                << "was fitted on " << mean.size());
+Matrix Standardizer::transform(const Eigen::Ref<const Matrix>& X) const {
+    check_transform_shape(*this, X.cols());
     return ((X.rowwise() - mean.transpose()).array().rowwise() / scale.transpose().array())
         .matrix();
+}
+
+void Standardizer::transform_in_place(Eigen::Ref<Matrix> X) const {
+    check_transform_shape(*this, X.cols());
+    X = ((X.rowwise() - mean.transpose()).array().rowwise() / scale.transpose().array()).matrix();
 }
 
 Matrix standardize_rows(const Matrix& X) {

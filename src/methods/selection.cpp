@@ -258,14 +258,7 @@ IndexVector order_descending_first(const Vector& values, Index r) {
     IndexVector order(static_cast<std::size_t>(values.size()));
     std::iota(order.begin(), order.end(), Index(0));
     const auto first = std::min<std::size_t>(order.size(), std::size_t(std::max<Index>(r, 0)));
-    // Largest first, ties (and NaNs, which come last) by the index: a total order, the same as
-    // a stable sort's where there is no NaN.
-    const auto before = [&](Index a, Index b) {
-        const double va = values[a], vb = values[b];
-        if (std::isnan(va) || std::isnan(vb))
-            return std::isnan(vb) && (!std::isnan(va) || a < b);
-        return va > vb || (va == vb && a < b);
-    };
+    const DescendingOrder before{values};
     const auto end = order.begin() + std::ptrdiff_t(first);
     if (end != order.end()) std::nth_element(order.begin(), end, order.end(), before);
     std::sort(order.begin(), end, before);

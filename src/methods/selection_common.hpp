@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cmath>
-
 #include <functional>
 #include <string>
 #include <vector>
@@ -69,7 +68,18 @@ struct Ranking {
     std::vector<FeatureSubset> subsets;
 };
 
-// Indices of `values` sorted by decreasing value (ties: smaller index first; NaNs last).
+// The order of the rankings: largest value first, ties by the smaller index, NaNs last (among
+// themselves by index). A total order, the same as a stable sort's where there is no NaN.
+struct DescendingOrder {
+    const Vector& values;
+    bool operator()(Index a, Index b) const {
+        const double va = values[a], vb = values[b];
+        if (std::isnan(va) || std::isnan(vb)) return std::isnan(vb) && (!std::isnan(va) || a < b);
+        return va > vb || (va == vb && a < b);
+    }
+};
+
+// Indices of `values` in DescendingOrder.
 IndexVector order_descending(const Vector& values);
 // The first min(r, size) of them, ordered the same way, without sorting the rest.
 IndexVector order_descending_first(const Vector& values, Index r);

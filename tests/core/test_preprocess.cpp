@@ -77,6 +77,28 @@ TEST(PreprocessStandardizer, ConstantFeatureMapsToZero) {
     EXPECT_TRUE(Z.allFinite());
 }
 
+// A block of rows and columns of a larger matrix (outer stride above its row count, more than
+// eight columns so the lane-wise statistics run) gives the bits of a compact copy; in place
+// equals transform and leaves the rest of the matrix alone.
+TEST(PreprocessStandardizer, BlocksOfALargerMatrixAreStandardizedInPlace) {
+    Matrix big = random_matrix(40, 30, 5);
+    const Matrix before = big;
+    auto train = big.block(3, 4, 25, 19);
+    const Matrix compact = train;
+    const auto s = zeronorm::Standardizer::fit(train);
+    const auto c = zeronorm::Standardizer::fit(compact);
+    EXPECT_EQ(s.mean, c.mean);
+    EXPECT_EQ(s.scale, c.scale);
+    const Matrix expected = c.transform(compact);
+    EXPECT_EQ(s.transform(train), expected);
+    s.transform_in_place(train);
+    EXPECT_EQ(Matrix(big.block(3, 4, 25, 19)), expected);
+    big.block(3, 4, 25, 19) = before.block(3, 4, 25, 19);
+    EXPECT_EQ(big, before);
+    expect_throw_with<zeronorm::DimensionMismatch>(
+        [&] { s.transform_in_place(big.leftCols(18)); }, {"18 columns", "19"});
+}
+
 TEST(PreprocessStandardizer, Errors) {
     const auto s = zeronorm::Standardizer::fit(random_matrix(5, 3, 2));
     expect_throw_with<zeronorm::DimensionMismatch>([&] { s.transform(Matrix::Zero(2, 4)); },

@@ -11,8 +11,11 @@ struct Standardizer {
     Vector mean;
     Vector scale;
 
-    static Standardizer fit(const Matrix& X);
-    Matrix transform(const Matrix& X) const;  // DimensionMismatch on a wrong column count
+    // Each takes a Matrix or a block of columns of one. The transforms throw DimensionMismatch
+    // on a wrong column count.
+    static Standardizer fit(const Eigen::Ref<const Matrix>& X);
+    Matrix transform(const Eigen::Ref<const Matrix>& X) const;
+    void transform_in_place(Eigen::Ref<Matrix> X) const;
 };
 
 // Per-sample standardisation (each row to zero mean, unit variance), as used on microarrays.

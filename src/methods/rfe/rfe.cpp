@@ -14,7 +14,6 @@
 // separable, and that SVM would not change the subset).
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <numeric>
 #include <sstream>
 #include <utility>
@@ -39,15 +38,9 @@ void RfeElimination::advance(const RfeRound& scored) {
     out_.iterations = round_;
 
     const Index remaining = Index(alive_.size());
-    // Positions best first: criterion descending, ties by position (the stable order of
-    // order_descending; a NaN criterion counts as the smallest). Only the removed are put in
-    // full order, and the survivors only when they are the last ones.
-    Vector key = scored.criterion;
-    for (Index k = 0; k < key.size(); ++k)
-        if (std::isnan(key[k])) key[k] = -std::numeric_limits<double>::infinity();
-    const auto better = [&key](Index a, Index b) {
-        return key[a] > key[b] || (key[a] == key[b] && a < b);
-    };
+    // Positions best first (order_descending's order of the criterion). Only the removed are
+    // put in full order, and the survivors only when they are the last ones.
+    const DescendingOrder better{scored.criterion};
     IndexVector order(static_cast<std::size_t>(remaining));
     std::iota(order.begin(), order.end(), Index(0));
     if (remaining == r_min) {
