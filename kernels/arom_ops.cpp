@@ -36,7 +36,7 @@ public:
         DeviceBuffer<int> d_flags(flags.size(), b_.memory());
         DeviceBuffer<ScaleUpdateOutcome> d_outcomes(flags.size(), b_.memory());
         b_.copy_to_device(d_flags.get(), flags.data(), flags.size());
-        // Zeroed: the kernel writes the outcomes of the updated columns only (and no padding).
+        // Zeroed: the kernel writes each outcome's fields, not the padding between them.
         ZN_CUDA_TRY(cudaMemsetAsync(d_outcomes.get(), 0, flags.size() * sizeof(ScaleUpdateOutcome),
                                     b_.stream()));
         cuda_detail::multiplicative_update_batch(Z.data(), W.data(), Z.rows(), P, d_flags.get(),

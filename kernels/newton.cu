@@ -98,9 +98,10 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
         }
         __syncthreads();
 
-        // Cholesky, column by column (right-looking), lower triangle. A pivot at most
-        // singular_pivot times the largest free diagonal marks Q_FF as (nearly) singular: the
-        // host's rule solves those systems differently, so they go to the host.
+        // Cholesky, column by column (right-looking), lower triangle. A free variable's pivot
+        // at most singular_pivot times the largest free diagonal marks Q_FF as (nearly)
+        // singular: the host's rule solves those systems differently, so they go to the host.
+        // The bounded variables' pivots are the identity's 1 whatever the scale of Q.
         double diagonal_max = 0.0;
         for (int i = threadIdx.x; i < n; i += kThreads)
             if (side[i] == kFree) diagonal_max = fmax(diagonal_max, fabs(Q(i, i)));
@@ -110,7 +111,8 @@ __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBat
         for (int k = 0; k < n; ++k) {
             if (threadIdx.x == 0) {
                 const double pivot = M[k + i64(k) * n];
-                flag = pivot > pivot_floor && pivot > 0.0 && isfinite(pivot);
+                flag = (side[k] != kFree || pivot > pivot_floor) && pivot > 0.0 &&
+                       isfinite(pivot);
                 if (flag) M[k + i64(k) * n] = sqrt(pivot);
             }
             __syncthreads();
@@ -240,9 +242,20 @@ bool newton_fits(int n, const launch_rules::DeviceLimits& limits) {
 void newton_finish_batch(const NewtonDeviceBatch& batch, cudaStream_t stream) {
     if (batch.problems == 0) return;
     const std::size_t bytes = launch_rules::newton_bytes(batch.n);
+    // The ceiling is the kernel's, on the whole device: always the device's largest, so that
+    // another backend's launch between this setting and the launch cannot lower it.
+    int device = 0, optin = 0;
+    cudaFuncAttributes attributes{};
+    ZN_CUDA_TRY(cudaGetDevice(&device));
+    ZN_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    ZN_CUDA_TRY(cudaFuncGetAttributes(&attributes, newton_finish_kernel));
+    const int ceiling = optin - static_cast<int>(attributes.sharedSizeBytes);
+    ZN_EXPECTS(bytes <= static_cast<std::size_t>(ceiling),
+               "newton_finish_batch: n = " << batch.n << " needs " << bytes
+                                           << " bytes of shared memory, the device allows "
+                                           << ceiling);
     ZN_CUDA_TRY(cudaFuncSetAttribute(newton_finish_kernel,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(bytes)));
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, ceiling));
     newton_finish_kernel<<<static_cast<unsigned>(batch.problems), kThreads, bytes, stream>>>(batch);
     ZN_CUDA_CHECK_LAUNCH("newton_finish_kernel");
 }
