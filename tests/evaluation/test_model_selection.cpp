@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include "support/backends.hpp"
 #include "support/capability_backend.hpp"
@@ -77,6 +79,7 @@ TEST_P(ModelSelection, GridSearchEqualsOneAtATimeTraining) {
         const SvmEvaluation batch = evaluate_svm(*make_backend(GetParam()), data, splits, options);
         ASSERT_EQ(batch.splits.size(), splits.size());
         double mean = 0.0;
+        std::vector<double> errors;
         for (std::size_t f = 0; f < splits.size(); ++f) {
             const SvmSplitEvaluation ref =
                 by_hand(*backend, data, splits[f], options, options.seed + f);
@@ -91,9 +94,14 @@ TEST_P(ModelSelection, GridSearchEqualsOneAtATimeTraining) {
             EXPECT_NEAR(double(got.n_support), double(ref.n_support), 1.0);
             EXPECT_EQ(got.status, Status::Success);
             mean += got.error / double(splits.size());
+            errors.push_back(got.error);
         }
         EXPECT_NEAR(batch.mean_error, mean, 1e-12);
-        EXPECT_GT(batch.std_error, 0.0);
+        // The sample sd of the split errors over sqrt(#splits) (0 when they are all equal).
+        double squares = 0.0;
+        for (const double e : errors) squares += (e - mean) * (e - mean);
+        const double k = double(errors.size());
+        EXPECT_NEAR(batch.std_error, std::sqrt(squares / (k - 1.0) / k), 1e-12);
     }
 }
 
@@ -146,6 +154,7 @@ TEST_P(ModelSelection, BatchedScheduleEqualsPerSplit) {
         EXPECT_TRUE(batched.batched);
         EXPECT_EQ(reported, splits.size());
         ASSERT_EQ(batched.splits.size(), splits.size());
+        std::vector<double> iteration_gaps;
         for (std::size_t f = 0; f < splits.size(); ++f) {
             const SvmSplitEvaluation& a = per_split.splits[f];
             const SvmSplitEvaluation& b = batched.splits[f];
@@ -156,13 +165,15 @@ TEST_P(ModelSelection, BatchedScheduleEqualsPerSplit) {
             EXPECT_NEAR(b.error, a.error, 1e-12) << f;
             EXPECT_NEAR(double(b.n_support), double(a.n_support), 1.0) << f;
             EXPECT_EQ(b.status, a.status) << f;
-            // The same warm-started sequence of solves (the kernels differ only in rounding,
-            // which can send an SMO at tolerance 1e-8 on a longer path: over 420 seeds mostly
-            // within 5 %, ZN_TEST_SEED=753221445 one split 6,094 against 5,502 iterations,
-            // ZN_TEST_SEED=130804458 12,787 against 9,370).
-            EXPECT_NEAR(double(b.iterations), double(a.iterations), 0.5 * double(a.iterations))
-                << f;
+            iteration_gaps.push_back(std::abs(double(b.iterations) / double(a.iterations) - 1));
         }
+        // The same warm-started sequence of solves. The kernels differ only in rounding, which
+        // can send an SMO at tolerance 1e-8 on a much longer path on one split (linear, large C:
+        // ZN_TEST_SEED=1086119638 20,921 against 8,482 iterations); the median split stays
+        // within 2 % (63 seeds).
+        const auto median = iteration_gaps.begin() + std::ptrdiff_t(iteration_gaps.size() / 2);
+        std::nth_element(iteration_gaps.begin(), median, iteration_gaps.end());
+        EXPECT_LE(*median, 0.05);
         EXPECT_NEAR(batched.mean_error, per_split.mean_error, 1e-12);
         EXPECT_GT(batched.batch_phases.inner, 0.0);
     }

@@ -19,6 +19,7 @@ struct Case {
     KernelType kernel;
     double C, ridge;
     Index n, d;
+    double scale = 1.0;  // of the features
 };
 
 class DenseDual : public ::testing::TestWithParam<BackendKind> {};
@@ -30,6 +31,9 @@ TEST_P(DenseDual, NewtonFinishReachesThePlainSmoOptimum) {
     const double inf = std::numeric_limits<double>::infinity();
     const Case cases[] = {{KernelType::Linear, 1.0, 0.0, 60, 500},
                           {KernelType::Linear, inf, 1e-3, 50, 2000},
+                          // The same problem at kernel values near 2e9 (unscaled microarray
+                          // data): only the units change (ridge by scale^2, beta by 1/scale^2).
+                          {KernelType::Linear, inf, 1e3, 50, 2000, 1e3},
                           {KernelType::Linear, 0.05, 0.0, 200, 30},
                           {KernelType::Rbf, 10.0, 0.0, 150, 8},
                           {KernelType::Rbf, inf, 1e-2, 120, 5}};
@@ -40,6 +44,7 @@ TEST_P(DenseDual, NewtonFinishReachesThePlainSmoOptimum) {
         Dataset data = testing::random_two_class(c.n, c.d, rng, 0.3);
         data.X.row(1) = data.X.row(0);  // a duplicated point (same label): singular Q_FF blocks
         data.y[1] = data.y[0];
+        data.X *= c.scale;
         KernelSpec spec;
         spec.type = c.kernel;
         spec.gamma = 1.0 / double(c.d);
@@ -96,9 +101,9 @@ TEST_P(DenseDual, LooseTolerances) {
 }
 
 // SmoOps::newton_finish_batch against the reference's Newton finish (tests/reference/) from
-// the same coarse SMO points: the same problems finished, the same solutions up to rounding,
-// and those the exact optimum of the dual; on CUDA n = 50 runs on the device and n = 190
-// (beyond a block's shared memory) on the host.
+// the same coarse SMO points: the same problems finished (but for ties at a bound), the same
+// solutions up to rounding, and those the exact optimum of the dual; on CUDA n = 50 runs on
+// the device and n = 190 (beyond a block's shared memory) on the host.
 TEST_P(DenseDual, NewtonFinishBatchMatchesTheReference) {
     ZN_BACKEND_OR_SKIP(backend, GetParam());
     ZN_SEED_TRACE();
@@ -133,7 +138,7 @@ TEST_P(DenseDual, NewtonFinishBatchMatchesTheReference) {
         const std::vector<SmoResult> got = backend->smo().newton_finish_batch(K, Y, coarse, options, open);
         ASSERT_EQ(got.size(), std::size_t(P));
         EXPECT_EQ(got[2].beta.size(), 0);
-        int finished = 0;
+        int finished = 0, differed = 0;
         for (Index p = 0; p < P; ++p) {
             if (!open[std::size_t(p)]) continue;
             const Matrix K_p = K_host.middleCols(p * c.n, c.n);
@@ -141,16 +146,22 @@ TEST_P(DenseDual, NewtonFinishBatchMatchesTheReference) {
                                                        options.tolerance, coarse.col(p),
                                                        detail::kNewtonRounds);
             const SmoResult& r = got[std::size_t(p)];
-            ASSERT_EQ(r.beta.size() > 0, want.has_value()) << p;
-            if (!want) continue;
+            // A free variable whose system value is a bound up to rounding (a one-variable free
+            // set fixed by the equality constraint at exactly C, say) stays free in one and
+            // leaves the box in the other, and the rounds go on differently: about one problem
+            // in a thousand. A finish either one makes alone is checked against the optimum.
+            if ((r.beta.size() > 0) != want.has_value()) ++differed;
+            if (r.beta.size() == 0) continue;
             ++finished;
             const reference::Dual dual = reference::svm_dual(K_p, Y.col(p), options.C, options.ridge);
             const double optimum = reference::solve_dual(dual).objective;
-            EXPECT_NEAR(want->objective, optimum, 1e-9 * std::abs(optimum)) << p;
             EXPECT_LE(reference::kkt_gap(dual, r.beta), 2 * options.tolerance) << p;  // rounding
             EXPECT_EQ(r.status, Status::Success) << p;
             EXPECT_LE(r.kkt_gap, options.tolerance) << p;
             EXPECT_EQ(r.iterations, 0) << p;
+            EXPECT_NEAR(r.objective, optimum, 1e-9 * std::abs(optimum)) << p;
+            if (!want) continue;
+            EXPECT_NEAR(want->objective, optimum, 1e-9 * std::abs(optimum)) << p;
             EXPECT_NEAR(r.objective, want->objective, 1e-10 * std::abs(want->objective)) << p;
             EXPECT_NEAR(r.bias, want->nu, 1e-7 * (1.0 + std::abs(want->nu))) << p;
             EXPECT_LT((r.beta - want->beta).cwiseAbs().maxCoeff(),
@@ -160,6 +171,7 @@ TEST_P(DenseDual, NewtonFinishBatchMatchesTheReference) {
         // The coarse points are close enough that the active-set rounds finish most problems
         // (fewer at C = 0.05, where more variables start on the wrong side of the bound).
         EXPECT_GE(finished, c.C < 0.1 ? 2 : 4);
+        EXPECT_LE(differed, 1);
     }
     // Bad operands: a beta outside the box, too few flags.
     const Matrix Kh = Matrix::Identity(3, 3);
