@@ -201,23 +201,24 @@ void chi_square_pair_weights(const double* X, const double* Y, const double* The
 
 void column_sums(const double* A, i64 rows, i64 cols, double* out, cudaStream_t stream) {
     if (cols == 0) return;
-    column_sums_kernel<<<static_cast<unsigned>(cols), kThreads, 0, stream>>>(A, rows, out);
+    const unsigned blocks = one_block_each(cols, "column_sums_kernel");
+    column_sums_kernel<<<blocks, kThreads, 0, stream>>>(A, rows, out);
     ZN_CUDA_CHECK_LAUNCH("column_sums_kernel");
 }
 
 void gaussian_alignment_gradient(const double* X, const double* r, const double* M, i64 n, i64 d,
                                  i64 P, double scale, double* gradient, cudaStream_t stream) {
     if (d * P == 0) return;
-    gaussian_gradient_kernel<<<static_cast<unsigned>(d * P), kThreads, 0, stream>>>(
-        X, r, M, n, d, scale, gradient);
+    const unsigned blocks = one_block_each(d * P, "gaussian_gradient_kernel");
+    gaussian_gradient_kernel<<<blocks, kThreads, 0, stream>>>(X, r, M, n, d, scale, gradient);
     ZN_CUDA_CHECK_LAUNCH("gaussian_gradient_kernel");
 }
 
 void chi_square_alignment_gradient(const double* X, const double* W, i64 n, i64 d, i64 P,
                                    double scale, double* gradient, cudaStream_t stream) {
     if (d * P == 0) return;
-    chi_square_gradient_kernel<<<static_cast<unsigned>(d * P), kThreads, 0, stream>>>(
-        X, W, n, d, scale, gradient);
+    const unsigned blocks = one_block_each(d * P, "chi_square_gradient_kernel");
+    chi_square_gradient_kernel<<<blocks, kThreads, 0, stream>>>(X, W, n, d, scale, gradient);
     ZN_CUDA_CHECK_LAUNCH("chi_square_gradient_kernel");
 }
 
@@ -227,8 +228,8 @@ void gaussian_removal_sums(const double* X, const double* v, i64 n, i64 d, doubl
         pair_distances_kernel<<<blocks_for(n * n), kThreads, 0, stream>>>(X, n, d, D);
         ZN_CUDA_CHECK_LAUNCH("pair_distances_kernel");
     }
-    removal_sums_kernel<<<static_cast<unsigned>(d + 1), kThreads, 0, stream>>>(X, v, D, n, d,
-                                                                               scale, out);
+    const unsigned blocks = one_block_each(d + 1, "removal_sums_kernel");
+    removal_sums_kernel<<<blocks, kThreads, 0, stream>>>(X, v, D, n, d, scale, out);
     ZN_CUDA_CHECK_LAUNCH("removal_sums_kernel");
 }
 

@@ -110,11 +110,9 @@ void* DeviceMemory::allocate(std::size_t bytes) const {
     }
     cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool, stream->get());
     if (err == cudaErrorMemoryAllocation) {
-        // Hand what the pool holds unused back to the device (other backends' frees
-        // included) and try once more.
+        // What the pool holds unused (other backends' frees included) back, and once more.
         (void)cudaGetLastError();
-        ZN_CUDA_TRY(cudaStreamSynchronize(stream->get()));
-        ZN_CUDA_TRY(cudaMemPoolTrimTo(pool, 0));
+        release_unused();
         err = cudaMallocFromPoolAsync(&p, bytes, pool, stream->get());
     }
     ZN_CUDA_TRY_ALLOC(err, bytes);
@@ -126,6 +124,12 @@ void DeviceMemory::free(void* p) const noexcept {
     on_device_quietly(device, [&] {
         return (pool != nullptr ? cudaFreeAsync(p, stream->get()) : cudaFree(p)) == cudaSuccess;
     });
+}
+
+void DeviceMemory::release_unused() const {
+    if (pool == nullptr) return;
+    ZN_CUDA_TRY(cudaStreamSynchronize(stream->get()));
+    ZN_CUDA_TRY(cudaMemPoolTrimTo(pool, 0));
 }
 
 std::size_t DeviceMemory::available() const {
@@ -228,7 +232,15 @@ void CudaBackend::release() noexcept {
 
 cusolverDnHandle_t CudaBackend::solver() {
     if (solver_ == nullptr) {
-        ZN_CUSOLVER_TRY(cusolverDnCreate(&solver_));
+        // Created on first use, when the pool may hold most of the device: trimmed, once more.
+        cusolverDnHandle_t handle = nullptr;
+        cusolverStatus_t status = cusolverDnCreate(&handle);
+        if (status == CUSOLVER_STATUS_ALLOC_FAILED) {
+            memory_.release_unused();
+            status = cusolverDnCreate(&handle);
+        }
+        ZN_CUSOLVER_TRY(status);
+        solver_ = handle;
         ZN_CUSOLVER_TRY(cusolverDnSetStream(solver_, stream_));
     }
     return solver_;

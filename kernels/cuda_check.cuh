@@ -10,6 +10,7 @@
 #include <cusolverDn.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <sstream>
 #include <string>
 
@@ -70,6 +71,15 @@ inline std::string where(const char* call, const char* file, int line) {
     os << "cuSOLVER error " << cusolver_status_name(status) << " (code "
        << static_cast<int>(status) << ") in " << where(call, file, line);
     throw CudaError(os.str());
+}
+
+// A grid of one block per item (column, problem) as the launch takes it: checked against the
+// x dimension's limit, 2^31 - 1 blocks, where a cast to unsigned would wrap to fewer blocks.
+inline unsigned one_block_each(std::int64_t items, const char* kernel) {
+    ZN_EXPECTS(items >= 1 && items <= 2147483647,
+               kernel << ": one block for each of " << items
+                      << " items is beyond a grid's 2^31 - 1 blocks");
+    return static_cast<unsigned>(items);
 }
 
 }  // namespace zeronorm::cuda_detail

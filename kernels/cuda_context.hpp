@@ -75,6 +75,9 @@ struct DeviceMemory {
     void free(void* p) const noexcept;
     // Bytes the device has free plus those the pool holds unused.
     std::size_t available() const;
+    // Hands what the pool holds unused back to the device (after this stream's pending frees),
+    // for an allocation that failed: ours, or a library's (cuSOLVER's handle).
+    void release_unused() const;
 };
 
 // The pool of `device` that every backend on it shares (created on first use, for the life of

@@ -256,7 +256,8 @@ void newton_finish_batch(const NewtonDeviceBatch& batch, cudaStream_t stream) {
                                            << ceiling);
     ZN_CUDA_TRY(cudaFuncSetAttribute(newton_finish_kernel,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, ceiling));
-    newton_finish_kernel<<<static_cast<unsigned>(batch.problems), kThreads, bytes, stream>>>(batch);
+    const unsigned blocks = one_block_each(batch.problems, "newton_finish_kernel");
+    newton_finish_kernel<<<blocks, kThreads, bytes, stream>>>(batch);
     ZN_CUDA_CHECK_LAUNCH("newton_finish_kernel");
 }
 

@@ -141,8 +141,9 @@ void multiplicative_update_batch(const double* Z, const double* W, i64 d, i64 P,
                                  const int* update, double prune_tolerance, double* normalized,
                                  double* next, ScaleUpdateOutcome* outcomes, cudaStream_t stream) {
     if (P == 0) return;
-    multiplicative_update_kernel<<<static_cast<unsigned>(P), kThreads, 0, stream>>>(
-        Z, W, d, update, prune_tolerance, normalized, next, outcomes);
+    const unsigned blocks = one_block_each(P, "multiplicative_update_kernel");
+    multiplicative_update_kernel<<<blocks, kThreads, 0, stream>>>(Z, W, d, update, prune_tolerance,
+                                                                  normalized, next, outcomes);
     ZN_CUDA_CHECK_LAUNCH("multiplicative_update_kernel");
 }
 

@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(32)
 void smo_solve_batch(const SmoDeviceBatch& batch, SmoDeviceOutcome* outcomes,
                      const launch_rules::DeviceLimits& limits, cudaStream_t stream) {
     if (batch.problems == 0) return;
-    const auto blocks = static_cast<unsigned>(batch.problems);
+    const unsigned blocks = one_block_each(batch.problems, "smo_solve_batch");
     cudaFuncAttributes warp{};
     ZN_CUDA_TRY(cudaFuncGetAttributes(&warp, smo_warp_kernel));
     switch (launch_rules::smo_kernel_for(batch.n, batch.problems, warp.sharedSizeBytes, limits)) {
