@@ -91,7 +91,9 @@ public:
         std::int64_t iter = 0;
         Index shrink_counter = std::min<Index>(n_, 1000);
         Status status = Status::NoConvergence;
-        while (iter < max_iterations_) {
+        // The point is checked before the cap: one that the last allowed step made optimal
+        // is a success (as on the CUDA backend).
+        for (;;) {
             if (shrinking_ && --shrink_counter == 0) {
                 shrink_counter = std::min<Index>(n_, 1000);
                 do_shrinking();
@@ -106,6 +108,7 @@ public:
                 }
                 shrink_counter = 1;  // shrink again at the next iteration
             }
+            if (iter >= max_iterations_) break;
             ++iter;
             update_pair(i, j);
         }
@@ -209,7 +212,7 @@ private:
         obj = -(w_.head(m).array() + G_max).max(0.0).square() / obj;
         const double obj_min = obj.minCoeff();
         if (obj_min < 0) out_j = active_at(last_equal(obj_, m, obj_min));
-        return G_max + G_max2 < eps_ || out_j == -1;
+        return G_max + G_max2 <= eps_ || out_j == -1;
     }
 
     void update_pair(Index i, Index j) {

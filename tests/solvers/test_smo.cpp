@@ -259,6 +259,31 @@ TEST_P(Smo, IterationCapIsReported) {
     expect_invariants(r, data.y, options.C, 0.0);
 }
 
+// The stopping rule is gap <= tolerance, checked before the cap, on every backend. K = I,
+// y = (1, -1), C = 1: the gap at beta = 0 is exactly 2, and one step reaches the optimum (1, 1).
+TEST_P(Smo, StoppingRuleAndCapAtTheirEdges) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    const DeviceMatrix K = backend->upload(Matrix::Identity(2, 2));
+    Vector y(2);
+    y << 1, -1;
+    SmoOptions options;
+    options.C = 1.0;
+    options.tolerance = 2.0;
+    const SmoResult at_start = backend->smo().solve(K, y, options);
+    EXPECT_EQ(at_start.status, Status::Success);
+    EXPECT_EQ(at_start.iterations, 0);
+    EXPECT_EQ(at_start.beta, Vector::Zero(2));
+    EXPECT_EQ(at_start.kkt_gap, 2.0);
+    options.tolerance = 1e-3;
+    options.max_iterations = 1;
+    const SmoResult last_step = backend->smo().solve(K, y, options);
+    EXPECT_EQ(last_step.status, Status::Success);
+    EXPECT_EQ(last_step.iterations, 1);
+    EXPECT_NEAR(last_step.beta[0], 1.0, 1e-15);
+    EXPECT_NEAR(last_step.beta[1], 1.0, 1e-15);
+    EXPECT_NEAR(last_step.objective, -1.0, 1e-15);
+}
+
 ZN_INSTANTIATE_FOR_BACKENDS(Smo);
 
 }  // namespace
