@@ -182,11 +182,23 @@ SmoResult CudaSmoOps::solve_working_set(const DeviceMatrix& K, const Vector& y,
     b_.require_device_memory(K, "K", "solve_smo_working_set");
     check_smo_options(options, "solve_smo_working_set");
     ZN_EXPECTS(y.size() <= INT_MAX, "solve_smo_working_set: q = " << y.size() << " is too large");
+    // The CPU solver's checks: a finite kernel and a finite linear term gradient - Q_BB beta,
+    // Q_BB beta = y o (K (y o beta)) + ridge beta (its objective below).
+    ZN_EXPECTS(b_.all_finite(K), "SMO: the kernel matrix contains NaN or Inf");
+    DeviceMatrix Kyb = b_.allocate(y.size(), 1);
+    b_.gemm(false, false, 1.0, K, b_.upload(Matrix(y.cwiseProduct(beta))), 0.0, Kyb);
+    const Vector linear =
+        gradient - y.cwiseProduct(Vector(b_.download(Kyb))) - options.ridge * beta;
+    ZN_EXPECTS(linear.allFinite(), "SMO: the linear term is not finite");
     const Matrix Kv =
         y.cwiseProduct((gradient.array() + 1.0 - options.ridge * beta.array()).matrix());
-    return launch_smo(K, Matrix(y), Matrix(beta), &Kv, {1}, options,
-                      smo_detail::smo_iteration_cap(options, y.size()), Matrix())
-        .front();
+    SmoResult r = launch_smo(K, Matrix(y), Matrix(beta), &Kv, {1}, options,
+                             smo_detail::smo_iteration_cap(options, y.size()), Matrix())
+                      .front();
+    // The kernel's G is Q b + linear, and the result's objective 1/2 b'(G - 1) that of the
+    // plain dual: the subproblem's is 1/2 b'(G + linear).
+    r.objective += 0.5 * r.beta.dot((linear.array() + 1.0).matrix());
+    return r;
 }
 
 std::vector<SmoResult> CudaSmoOps::launch_smo(const DeviceMatrix& K, const Matrix& Y,

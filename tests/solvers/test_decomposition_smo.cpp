@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -201,6 +202,16 @@ TEST_P(DecompositionSmo, WorkingSetSubproblem) {
     EXPECT_GT(smo_detail::smo_kkt_gap(beta_B, G_B, y_B, options.C), 1e-2);  // the start was not optimal
     const SmoResult ref = cpu->smo().solve_working_set(cpu->upload(K_BB), y_B, beta_B, G_B, options);
     EXPECT_LT((r.beta - ref.beta).cwiseAbs().maxCoeff(), 1e-7);
+    // The subproblem's objective 1/2 b'Q_BB b + l'b, l = G_B - Q_BB beta_B.
+    const Vector linear = G_B - Q_BB * beta_B;
+    const double objective = 0.5 * r.beta.dot(Q_BB * r.beta) + linear.dot(r.beta);
+    EXPECT_NEAR(r.objective, objective, 1e-10 * (1.0 + std::abs(objective)));
+    // A kernel with a NaN (off the diagonal) is an error, as in the batched solvers.
+    Matrix nan_kernel = K_BB;
+    nan_kernel(0, 1) = nan_kernel(1, 0) = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_THROW(backend->smo().solve_working_set(backend->upload(nan_kernel), y_B, beta_B, G_B,
+                                                  options),
+                 InvalidArgument);
     // One class only is a valid working set (its sum is fixed).
     const Vector one_class = Vector::Ones(q);
     EXPECT_NO_THROW(backend->smo().solve_working_set(backend->upload(K_BB), one_class, beta_B, G_B, options));
