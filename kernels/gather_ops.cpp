@@ -78,6 +78,11 @@ SplitBlocks CudaBackend::split_batch(const DeviceMatrix& X, const std::vector<In
     split_blocks(X.data(), X.rows(), d, d_tr.get(), n, d_te.get(), m, P, standardize,
                  out.train.data(), out.test.data(), stream_);
     sync();
+    // A non-finite training value makes its column's statistics, and so the whole standardised
+    // column, non-finite (the CPU's Standardizer::fit refuses it).
+    ZN_EXPECTS(!standardize || all_finite(out.train),
+               "split_batch: a training row holds a non-finite value (NaN or Inf), which cannot "
+               "be standardised");
     return out;
 }
 

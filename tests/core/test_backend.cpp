@@ -287,6 +287,16 @@ TEST_P(BackendPrimitives, SplitBatchMatchesTheReferencePerSplit) {
     bad = train_rows;
     bad[1].pop_back();
     EXPECT_THROW(backend->split_batch(dX, bad, test_rows, true), InvalidArgument);
+    // A non-finite value in a training row cannot be standardised (raw, it is copied through).
+    for (const double poison : {std::numeric_limits<double>::quiet_NaN(),
+                                std::numeric_limits<double>::infinity()}) {
+        Matrix Xbad = X;
+        Xbad(train_rows[3][5], 11) = poison;
+        const DeviceMatrix dXbad = backend->upload(Xbad);
+        EXPECT_THROW(backend->split_batch(dXbad, train_rows, test_rows, true), InvalidArgument);
+        const Matrix raw = backend->download(backend->split_batch(dXbad, train_rows, test_rows, false).train);
+        EXPECT_EQ(std::isnan(raw(5, 3 * d + 11)), std::isnan(poison));
+    }
 }
 
 TEST_P(BackendPrimitives, KernelBatchMatchesReferencePerBlock) {

@@ -323,6 +323,8 @@ public:
                             const std::vector<IndexVector>& test_rows, bool standardize) override {
         detail::check_split_batch(X.rows(), train_rows, test_rows);
         const Splits s = reference::split_batch(host(X), train_rows, test_rows, standardize);
+        ZN_EXPECTS(!standardize || s.train.allFinite(),
+                   "split_batch: a training row holds a non-finite value");
         return {store(s.train), store(s.test)};
     }
 
