@@ -451,6 +451,11 @@ void expect_smo_batch_matches_reference(Backend& backend, Index n, std::mt19937_
     one_class.col(2).setOnes();
     EXPECT_THROW(backend.smo().solve_batch(K, one_class, options), InvalidArgument);
     EXPECT_THROW(backend.smo().solve_batch(K, Matrix(Y.leftCols(P - 1)), options), DimensionMismatch);
+    // Options are checked even when no problem is active.
+    SmoOptions bad = options;
+    bad.C = -1.0;
+    EXPECT_THROW(backend.smo().solve_batch(K, Y, bad, nullptr, std::vector<char>(std::size_t(P), 0)),
+                 InvalidArgument);
 }
 
 TEST_P(BackendPrimitives, SmoBatchAndSingleReachTheExactDualOptimum) {

@@ -107,6 +107,7 @@ public:
                                        const std::vector<char>& active,
                                        const SmoBatchTerms& terms) override {
         detail::check_smo_batch(K, Y, warm_start, active, terms);
+        options.validate();
         const Index n = Y.rows();
         const Matrix k = host(K);
         std::vector<SmoResult> out(std::size_t(Y.cols()));
