@@ -182,9 +182,9 @@ SmoResult CudaSmoOps::solve_working_set(const DeviceMatrix& K, const Vector& y,
     b_.require_device_memory(K, "K", "solve_smo_working_set");
     check_smo_options(options, "solve_smo_working_set");
     ZN_EXPECTS(y.size() <= INT_MAX, "solve_smo_working_set: q = " << y.size() << " is too large");
-    // The CPU solver's checks: a finite kernel and a finite linear term gradient - Q_BB beta,
-    // Q_BB beta = y o (K (y o beta)) + ridge beta (its objective below).
-    ZN_EXPECTS(b_.all_finite(K), "SMO: the kernel matrix contains NaN or Inf");
+    // The subproblem's linear term gradient - Q_BB beta, Q_BB beta = y o (K (y o beta)) +
+    // ridge beta, for its objective below; finite, as the CPU solver checks (a NaN or Inf
+    // anywhere in K makes it NaN: IEEE products with the zeros of y o beta included).
     DeviceMatrix Kyb = b_.allocate(y.size(), 1);
     b_.gemm(false, false, 1.0, K, b_.upload(Matrix(y.cwiseProduct(beta))), 0.0, Kyb);
     const Vector linear =

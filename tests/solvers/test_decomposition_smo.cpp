@@ -206,12 +206,18 @@ TEST_P(DecompositionSmo, WorkingSetSubproblem) {
     const Vector linear = G_B - Q_BB * beta_B;
     const double objective = 0.5 * r.beta.dot(Q_BB * r.beta) + linear.dot(r.beta);
     EXPECT_NEAR(r.objective, objective, 1e-10 * (1.0 + std::abs(objective)));
-    // A kernel with a NaN (off the diagonal) is an error, as in the batched solvers.
-    Matrix nan_kernel = K_BB;
-    nan_kernel(0, 1) = nan_kernel(1, 0) = std::numeric_limits<double>::quiet_NaN();
-    EXPECT_THROW(backend->smo().solve_working_set(backend->upload(nan_kernel), y_B, beta_B, G_B,
-                                                  options),
-                 InvalidArgument);
+    // A kernel with a NaN or an Inf (off the diagonal) is an error, as in the batched solvers,
+    // also where beta is 0.
+    Matrix bad_kernel = K_BB;
+    Vector zero_start = beta_B;
+    zero_start.head(2).setZero();
+    for (const double poison : {std::numeric_limits<double>::quiet_NaN(),
+                                std::numeric_limits<double>::infinity()}) {
+        bad_kernel(0, 1) = bad_kernel(1, 0) = poison;
+        EXPECT_THROW(backend->smo().solve_working_set(backend->upload(bad_kernel), y_B, zero_start,
+                                                      G_B, options),
+                     InvalidArgument);
+    }
     // One class only is a valid working set (its sum is fixed).
     const Vector one_class = Vector::Ones(q);
     EXPECT_NO_THROW(backend->smo().solve_working_set(backend->upload(K_BB), one_class, beta_B, G_B, options));
