@@ -59,9 +59,9 @@ Standardizer Standardizer::fit(const Eigen::Ref<const Matrix>& X) {
 }
 
 Matrix Standardizer::transform(const Eigen::Ref<const Matrix>& X) const {
-    check_transform_shape(*this, X.cols());
-    return ((X.rowwise() - mean.transpose()).array().rowwise() / scale.transpose().array())
-        .matrix();
+    Matrix out = X;
+    transform_in_place(out);
+    return out;
 }
 
 void Standardizer::transform_in_place(Eigen::Ref<Matrix> X) const {
