@@ -122,8 +122,7 @@ public:
                                        const SmoOptions& options, const Matrix* warm_start,
                                        const std::vector<char>& active,
                                        const SmoBatchTerms& terms) override {
-        detail::check_smo_batch(K, Y, warm_start, active, terms);
-        options.validate();  // also when no problem is active, as on the CUDA backend
+        detail::check_smo_batch(K, Y, warm_start, active, terms, options);
         const Index n = Y.rows();
         std::vector<SmoResult> out(static_cast<std::size_t>(Y.cols()));
         for (Index p = 0; p < Y.cols(); ++p) {

@@ -17,12 +17,6 @@
 namespace zeronorm::cuda_detail {
 namespace {
 
-void check_smo_options(const SmoOptions& options, const char* where) {
-    options.validate();
-    ZN_EXPECTS(options.max_iterations >= 0,
-               where << ": max_iterations = " << options.max_iterations << " is negative");
-}
-
 // The result of one problem from its final beta and gradient G = Q beta + p and the kernel's
 // outcome.
 SmoResult finish_smo_result(const Vector& beta, const Vector& G, const Vector& y, const Vector& p,
@@ -149,9 +143,8 @@ std::vector<SmoResult> CudaSmoOps::solve_batch(const DeviceMatrix& K, const Matr
                                                const std::vector<char>& active,
                                                const SmoBatchTerms& terms) {
     DeviceGuard guard(b_.device());
-    detail::check_smo_batch(K, Y, warm_start, active, terms);
+    detail::check_smo_batch(K, Y, warm_start, active, terms, options);
     b_.require_device_memory(K, "K", "solve_smo_batch");
-    check_smo_options(options, "solve_smo_batch");
     const Index n = Y.rows();
     const Index P = Y.cols();
     ZN_EXPECTS(n <= INT_MAX, "solve_smo_batch: n = " << n << " is too large");
@@ -180,7 +173,6 @@ SmoResult CudaSmoOps::solve_working_set(const DeviceMatrix& K, const Vector& y,
     DeviceGuard guard(b_.device());
     detail::check_smo_working_set(K, y, beta, gradient, options);
     b_.require_device_memory(K, "K", "solve_smo_working_set");
-    check_smo_options(options, "solve_smo_working_set");
     ZN_EXPECTS(y.size() <= INT_MAX, "solve_smo_working_set: q = " << y.size() << " is too large");
     // The subproblem's linear term gradient - Q_BB beta, Q_BB beta = y o (K (y o beta)) +
     // ridge beta, for its objective below; finite, as the CPU solver checks (a NaN or Inf
@@ -359,7 +351,7 @@ std::vector<SmoResult> CudaSmoOps::newton_finish_batch(const DeviceMatrix& K, co
     batch.C = options.C;
     batch.ridge = options.ridge;
     batch.tolerance = options.tolerance;
-    cuda_detail::newton_finish_batch(batch, b_.stream());
+    cuda_detail::newton_finish_batch(batch, b_.limits(), b_.stream());
     Matrix solved(n, P), G(n, P);
     std::vector<int> finished(flags.size());
     b_.copy_to_host(solved.data(), d_beta.get(), total);

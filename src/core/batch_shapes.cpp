@@ -227,7 +227,9 @@ void check_newton_finish_batch(const DeviceMatrix& K, const Matrix& Y, const Mat
 }
 
 void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,
-                     const std::vector<char>& active, const SmoBatchTerms& terms) {
+                     const std::vector<char>& active, const SmoBatchTerms& terms,
+                     const SmoOptions& options) {
+    options.validate();
     const Index n = Y.rows();
     const Index P = Y.cols();
     ZN_EXPECTS_DIM(P >= 1 && K.rows() == n && K.cols() == n * P,

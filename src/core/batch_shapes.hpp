@@ -64,9 +64,10 @@ void check_newton_finish_batch(const DeviceMatrix& K, const Matrix& Y, const Mat
                                const SmoBatchTerms& terms);
 
 // K (n x n P) against Y (n x P), warm_start (n x P), active (P or empty) and the terms as
-// check_smo_terms.
+// check_smo_terms; the options validated (also when no problem is active).
 void check_smo_batch(const DeviceMatrix& K, const Matrix& Y, const Matrix* warm_start,
-                     const std::vector<char>& active, const SmoBatchTerms& terms);
+                     const std::vector<char>& active, const SmoBatchTerms& terms,
+                     const SmoOptions& options);
 
 // A batch's terms: p empty or n x P and finite, delta empty or P finite entries.
 void check_smo_terms(const char* where, Index n, Index P, const SmoBatchTerms& terms);

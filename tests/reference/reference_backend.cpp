@@ -106,8 +106,7 @@ public:
                                        const SmoOptions& options, const Matrix* warm_start,
                                        const std::vector<char>& active,
                                        const SmoBatchTerms& terms) override {
-        detail::check_smo_batch(K, Y, warm_start, active, terms);
-        options.validate();
+        detail::check_smo_batch(K, Y, warm_start, active, terms, options);
         const Index n = Y.rows();
         const Matrix k = host(K);
         std::vector<SmoResult> out(std::size_t(Y.cols()));
