@@ -151,8 +151,9 @@ enum NewtonDeviceStatus : int { kNewtonOpen = 0, kNewtonFinished = 1, kNewtonToH
 // Whether a problem of size n fits the shared memory a block may opt in to on a device with
 // `limits` (else the caller runs the host reference).
 bool newton_fits(int n, const launch_rules::DeviceLimits& limits);
-// One block per problem, one launch.
-void newton_finish_batch(const NewtonDeviceBatch& batch, cudaStream_t stream);
+// One block per problem, one launch, for n that newton_fits on a device with `limits`.
+void newton_finish_batch(const NewtonDeviceBatch& batch, const launch_rules::DeviceLimits& limits,
+                         cudaStream_t stream);
 
 // ---- kernel_matrix.cu ------------------------------------------------------------------------
 

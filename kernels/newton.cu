@@ -239,21 +239,15 @@ bool newton_fits(int n, const launch_rules::DeviceLimits& limits) {
     return launch_rules::newton_fits(n, attributes.sharedSizeBytes, limits);
 }
 
-void newton_finish_batch(const NewtonDeviceBatch& batch, cudaStream_t stream) {
+void newton_finish_batch(const NewtonDeviceBatch& batch, const launch_rules::DeviceLimits& limits,
+                         cudaStream_t stream) {
     if (batch.problems == 0) return;
     const std::size_t bytes = launch_rules::newton_bytes(batch.n);
     // The ceiling is the kernel's, on the whole device: always the device's largest, so that
     // another backend's launch between this setting and the launch cannot lower it.
-    int device = 0, optin = 0;
     cudaFuncAttributes attributes{};
-    ZN_CUDA_TRY(cudaGetDevice(&device));
-    ZN_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     ZN_CUDA_TRY(cudaFuncGetAttributes(&attributes, newton_finish_kernel));
-    const int ceiling = optin - static_cast<int>(attributes.sharedSizeBytes);
-    ZN_EXPECTS(bytes <= static_cast<std::size_t>(ceiling),
-               "newton_finish_batch: n = " << batch.n << " needs " << bytes
-                                           << " bytes of shared memory, the device allows "
-                                           << ceiling);
+    const int ceiling = static_cast<int>(limits.shared_per_block_optin - attributes.sharedSizeBytes);
     ZN_CUDA_TRY(cudaFuncSetAttribute(newton_finish_kernel,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, ceiling));
     const unsigned blocks = one_block_each(batch.problems, "newton_finish_kernel");
