@@ -12,10 +12,9 @@
 
 #include "core/host_device.hpp"
 #include "core/launch_rules.hpp"
+#include "device_types.hpp"
 
 namespace zeronorm::cuda_detail {
-
-using i64 = std::int64_t;
 
 // ---- elementwise.cu --------------------------------------------------------------------------
 
@@ -157,17 +156,6 @@ void newton_finish_batch(const NewtonDeviceBatch& batch, const launch_rules::Dev
 
 // ---- kernel_matrix.cu ------------------------------------------------------------------------
 
-// Kernel functions computed from a dot product (and the two squared norms for Rbf). The
-// feature-weighted RBF is Rbf on sqrt(theta)-scaled columns; Chi2 has no dot-product form.
-enum class DeviceKernel : int { Linear, Polynomial, SumOfPowers, Rbf, Chi2 };
-
-struct KernelParams {
-    DeviceKernel type = DeviceKernel::Linear;
-    double gamma = 1.0;
-    int degree = 3;
-    double coef0 = 0.0;
-};
-
 // In place on K (m x l) holding dot products a_i.b_j: K_ij = k(a_i, b_j), with norms_a (m) and
 // norms_b (l) the squared row norms (used by Rbf only; may be null otherwise).
 void transform_gram(const KernelParams& params, double* K, i64 m, i64 l, const double* norms_a,
@@ -189,32 +177,6 @@ void chi2_kernel_matrix(double gamma, const double* A, i64 m, const double* B, i
                         double* K, cudaStream_t stream);
 
 // ---- smo.cu ----------------------------------------------------------------------------------
-
-// One SMO problem on a precomputed kernel in device memory (see smo_device.cuh).
-struct SmoDeviceProblem {
-    const double* K = nullptr;   // n x n, column-major, leading dimension n, symmetric
-    const double* y = nullptr;   // n labels, exactly +1 or -1
-    double* beta = nullptr;      // n: the feasible starting point in, the solution out
-    double* G = nullptr;         // n: the final gradient Q beta + p out
-    double* QD = nullptr;        // n: scratch, Q_tt = K_tt + ridge
-    const double* Kv = nullptr;  // n: K (y o beta_start), or null when beta_start = 0
-    const double* linear = nullptr;  // n: the linear term p, or null for all -1
-    int n = 0;
-    double C = 1.0;              // may be +inf
-    double ridge = 0.0;
-    double tolerance = 1e-3;
-    i64 max_iterations = 0;      // > 0
-};
-
-enum SmoDeviceStatus : int { kSmoConverged = 0, kSmoIterationCap = 1 };
-
-struct SmoDeviceOutcome {
-    i64 iterations = 0;
-    double gap = 0.0;    // m(beta) - M(beta) at exit
-    int status = kSmoConverged;
-    int i = -1;          // last working set (diagnostics)
-    int j = -1;
-};
 
 // `problems` SMO problems of one size n, stored back to back (problem q: K + q n n, y + q n, ...;
 // Kv null when no problem has a warm start, else K_q (y_q o beta_q) for every q), sharing the

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "core/scalar_rules.hpp"
-#include "device_ops.hpp"
+#include "device_types.hpp"
 
 namespace zeronorm::cuda_detail {
 

@@ -20,7 +20,7 @@
 #include <cstddef>
 
 #include "core/scalar_rules.hpp"
-#include "device_ops.hpp"
+#include "device_types.hpp"
 
 namespace zeronorm::cuda_detail {
 

@@ -1,0 +1,49 @@
+// The plain types that the device code shares with host code (no CUDA headers), so that a host
+// program can run the host-runnable phases of kernel_functions.cuh and smo_device.cuh thread by
+// thread (tests/core/test_device_phases.cpp). The launchers that take them are in device_ops.hpp.
+#pragma once
+
+#include <cstdint>
+
+namespace zeronorm::cuda_detail {
+
+using i64 = std::int64_t;
+
+// Kernel functions computed from a dot product (and the two squared norms for Rbf). The
+// feature-weighted RBF is Rbf on sqrt(theta)-scaled columns; Chi2 has no dot-product form.
+enum class DeviceKernel : int { Linear, Polynomial, SumOfPowers, Rbf, Chi2 };
+
+struct KernelParams {
+    DeviceKernel type = DeviceKernel::Linear;
+    double gamma = 1.0;
+    int degree = 3;
+    double coef0 = 0.0;
+};
+
+// One SMO problem on a precomputed kernel in device memory (see smo_device.cuh).
+struct SmoDeviceProblem {
+    const double* K = nullptr;   // n x n, column-major, leading dimension n, symmetric
+    const double* y = nullptr;   // n labels, exactly +1 or -1
+    double* beta = nullptr;      // n: the feasible starting point in, the solution out
+    double* G = nullptr;         // n: the final gradient Q beta + p out
+    double* QD = nullptr;        // n: scratch, Q_tt = K_tt + ridge
+    const double* Kv = nullptr;  // n: K (y o beta_start), or null when beta_start = 0
+    const double* linear = nullptr;  // n: the linear term p, or null for all -1
+    int n = 0;
+    double C = 1.0;              // may be +inf
+    double ridge = 0.0;
+    double tolerance = 1e-3;
+    i64 max_iterations = 0;      // > 0
+};
+
+enum SmoDeviceStatus : int { kSmoConverged = 0, kSmoIterationCap = 1 };
+
+struct SmoDeviceOutcome {
+    i64 iterations = 0;
+    double gap = 0.0;    // m(beta) - M(beta) at exit
+    int status = kSmoConverged;
+    int i = -1;          // last working set (diagnostics)
+    int j = -1;
+};
+
+}  // namespace zeronorm::cuda_detail

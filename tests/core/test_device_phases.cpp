@@ -1,0 +1,321 @@
+// The host-runnable phases of the CUDA kernels (kernels/smo_device.cuh, kernels/
+// kernel_functions.cuh), run here thread by thread and block by block, with a barrier between
+// phases as the kernels place them, against the test reference. The device logic is checked on
+// every build, with or without a GPU; the CUDA tests then check that the kernels run these
+// phases as written.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/kernel_functions.cuh"
+#include "kernels/smo_device.cuh"
+#include "reference/reference.hpp"
+#include "support/random.hpp"
+
+namespace zeronorm {
+namespace {
+
+namespace cd = cuda_detail;
+using testing::random_matrix;
+using testing::test_seed;
+
+// smo.cu's smo_block with `threads` threads, one after another in each phase: the two
+// selections reduced over all threads (smo_combine is a selection with ties to the larger index,
+// so the order of the reduction does not matter), the stopping tests, the pair update by one
+// thread, the gradient update by all.
+cd::SmoDeviceOutcome run_smo_block(const cd::SmoDeviceProblem& p, int threads) {
+    for (int tid = 0; tid < threads; ++tid) cd::smo_init_thread(p, tid, threads);
+    cd::SmoDeviceOutcome out;
+    for (;;) {
+        cd::SmoSelectI si = cd::smo_identity_i();
+        for (int tid = 0; tid < threads; ++tid)
+            si = cd::smo_combine(si, cd::smo_select_i_thread(p, tid, threads));
+        cd::SmoSelectJ sj = cd::smo_identity_j();
+        for (int tid = 0; tid < threads; ++tid)
+            sj = cd::smo_combine(sj, cd::smo_select_j_thread(p, si.i, si.Gmax, tid, threads));
+        out.gap = si.Gmax + sj.Gmax2;
+        out.i = si.i;
+        out.j = sj.j;
+        if (sj.j < 0 || out.gap <= p.tolerance) {
+            out.status = cd::kSmoConverged;
+            return out;
+        }
+        if (out.iterations >= p.max_iterations) {
+            out.status = cd::kSmoIterationCap;
+            return out;
+        }
+        const cd::SmoStep step = cd::smo_update_pair(p, si.i, sj.j);
+        for (int tid = 0; tid < threads; ++tid)
+            cd::smo_update_gradient_thread(p, si.i, sj.j, step, tid, threads);
+        ++out.iterations;
+    }
+}
+
+// One problem's device buffers (host memory here) and the problem over them.
+struct SmoBuffers {
+    Matrix K;
+    Vector y, beta, G, QD, Kv, linear;
+    cd::SmoDeviceProblem problem(const SmoOptions& options, bool warm, bool with_linear) {
+        cd::SmoDeviceProblem p;
+        p.K = K.data();
+        p.y = y.data();
+        p.beta = beta.data();
+        p.G = G.data();
+        p.QD = QD.data();
+        p.Kv = warm ? Kv.data() : nullptr;
+        p.linear = with_linear ? linear.data() : nullptr;
+        p.n = int(y.size());
+        p.C = options.C;
+        p.ridge = options.ridge;
+        p.tolerance = options.tolerance;
+        p.max_iterations = options.max_iterations;
+        return p;
+    }
+};
+
+TEST(DevicePhases, SmoReachesTheExactDualOptimumOnAnyThreadCount) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(test_seed() + 71);
+    SmoOptions options;
+    options.C = 0.7;
+    options.ridge = 1e-3;
+    options.tolerance = 1e-9;
+    options.max_iterations = 1'000'000;
+    const Index d = 30;
+    // n = 1 + 32 k and 75 cover a thread count that does not divide n; 130 > 96 threads.
+    for (Index n : {Index(2), Index(33), Index(75), Index(130)}) {
+        Matrix X = random_matrix(n, d, rng);
+        Vector y(n);
+        for (Index i = 0; i < n; ++i) {
+            y[i] = i % 3 == 0 ? 1.0 : -1.0;
+            X(i, 0) += 0.8 * y[i];
+        }
+        const Matrix K = X * X.transpose();
+        // A warm start inside the box (delta = y'beta carried by every step) and a linear term.
+        const Vector start = random_matrix(n, 1, rng, 0.0, options.C).col(0);
+        const Vector linear = random_matrix(n, 1, rng, -1.5, -0.5).col(0);
+        for (const bool warm : {false, true}) {
+            for (const bool with_linear : {false, true}) {
+                SCOPED_TRACE("n = " + std::to_string(n) + (warm ? ", warm" : ", cold") +
+                             (with_linear ? ", linear term" : ""));
+                reference::Dual dual = reference::svm_dual(K, y, options.C, options.ridge);
+                if (with_linear) dual.p = linear;
+                const Vector beta0 = warm ? start : Vector(Vector::Zero(n));
+                dual.delta = y.dot(beta0);
+                const reference::DualSolution exact = reference::solve_dual(dual);
+                Vector first_beta, first_G;
+                cd::SmoDeviceOutcome first;
+                for (const int threads : {1, 32, 96, 256}) {
+                    SCOPED_TRACE(std::to_string(threads) + " threads");
+                    SmoBuffers b{K, y, beta0, Vector::Constant(n, std::nan("")),
+                                 Vector::Constant(n, std::nan("")),
+                                 K * y.cwiseProduct(beta0), linear};
+                    const cd::SmoDeviceOutcome out =
+                        run_smo_block(b.problem(options, warm, with_linear), threads);
+                    EXPECT_EQ(out.status, cd::kSmoConverged);
+                    EXPECT_LE(out.gap, options.tolerance);
+                    EXPECT_LE(reference::kkt_gap(dual, b.beta), 2 * options.tolerance);
+                    EXPECT_GE(b.beta.minCoeff(), 0.0);
+                    EXPECT_LE(b.beta.maxCoeff(), options.C);
+                    EXPECT_NEAR(y.dot(b.beta), dual.delta, 1e-10 * (1.0 + b.beta.sum()));
+                    // The gradient the phases keep is the problem's, Q beta + p.
+                    const Vector G = dual.Q * b.beta + dual.p;
+                    EXPECT_LT((b.G - G).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + G.cwiseAbs().maxCoeff()));
+                    EXPECT_NEAR(reference::dual_objective(dual, b.beta), exact.objective,
+                                1e-9 * std::abs(exact.objective));
+                    // Q is positive definite (a ridge): beta is unique.
+                    EXPECT_LT((b.beta - exact.beta).cwiseAbs().maxCoeff(),
+                              1e-6 * (1.0 + exact.beta.maxCoeff()));
+                    // Every reduction is a selection: the thread count changes no bit.
+                    if (threads == 1) {
+                        first = out;
+                        first_beta = b.beta;
+                        first_G = b.G;
+                        continue;
+                    }
+                    EXPECT_EQ(out.iterations, first.iterations);
+                    EXPECT_EQ(out.i, first.i);
+                    EXPECT_EQ(out.j, first.j);
+                    EXPECT_TRUE(b.beta == first_beta);
+                    EXPECT_TRUE(b.G == first_G);
+                }
+            }
+        }
+    }
+}
+
+TEST(DevicePhases, SmoStopsAtTheCapAndAtTheGapEdge) {
+    ZN_SEED_TRACE();
+    // K = I, y = (1, -1), no ridge: at beta = 0 the gap is exactly 2 and one step solves it.
+    const Matrix K = Matrix::Identity(2, 2);
+    const Vector y = (Vector(2) << 1.0, -1.0).finished();
+    SmoOptions options;
+    options.C = 10.0;
+    options.ridge = 0.0;
+    for (const double tolerance : {2.0, 1.0}) {
+        for (const std::int64_t cap : {std::int64_t(1), std::int64_t(5)}) {
+            SCOPED_TRACE("tolerance " + std::to_string(tolerance) + ", cap " + std::to_string(cap));
+            options.tolerance = tolerance;
+            options.max_iterations = cap;
+            SmoBuffers b{K, y, Vector::Zero(2), Vector::Zero(2), Vector::Zero(2), Vector(), Vector()};
+            const cd::SmoDeviceOutcome out = run_smo_block(b.problem(options, false, false), 32);
+            EXPECT_EQ(out.status, cd::kSmoConverged);
+            if (tolerance == 2.0) {
+                EXPECT_EQ(out.iterations, 0);  // gap <= tolerance stops before any step
+                EXPECT_EQ(out.gap, 2.0);
+            } else {
+                // The optimum (beta = (1, 1), G = 0) is reached by the one allowed step: a success.
+                EXPECT_EQ(out.iterations, 1);
+                EXPECT_EQ(out.gap, 0.0);
+                EXPECT_TRUE(b.beta == Vector::Ones(2));
+            }
+        }
+    }
+    // Far from the optimum, the cap ends it.
+    const Matrix K3 = (Matrix(3, 3) << 4, 1, 0, 1, 3, 1, 0, 1, 2).finished();
+    const Vector y3 = (Vector(3) << 1.0, -1.0, 1.0).finished();
+    options.tolerance = 1e-12;
+    options.max_iterations = 1;
+    SmoBuffers b{K3, y3, Vector::Zero(3), Vector::Zero(3), Vector::Zero(3), Vector(), Vector()};
+    const cd::SmoDeviceOutcome out = run_smo_block(b.problem(options, false, false), 32);
+    EXPECT_EQ(out.status, cd::kSmoIterationCap);
+    EXPECT_EQ(out.iterations, 1);
+    EXPECT_GT(out.gap, options.tolerance);
+}
+
+KernelSpec spec_of(cd::KernelParams kp) {
+    KernelSpec spec;
+    spec.gamma = kp.gamma;
+    spec.degree = kp.degree;
+    spec.coef0 = kp.coef0;
+    switch (kp.type) {
+        case cd::DeviceKernel::Linear: spec.type = KernelType::Linear; break;
+        case cd::DeviceKernel::Polynomial: spec.type = KernelType::Polynomial; break;
+        case cd::DeviceKernel::SumOfPowers: spec.type = KernelType::SumOfPowers; break;
+        case cd::DeviceKernel::Rbf: spec.type = KernelType::Rbf; break;
+        case cd::DeviceKernel::Chi2: spec.type = KernelType::Chi2; break;
+    }
+    return spec;
+}
+
+// kernel_matrix.cu's transform_gram_symmetric_kernel on a grid of tiles (bi, bj), bi >= bj, of
+// kTile x kTileRows threads: every thread loads, then (after the barrier) every thread stores.
+void run_symmetric_transform(const cd::KernelParams& kp, Matrix& K, const Vector& norms) {
+    const cd::i64 n = K.rows();
+    const cd::i64 tiles = (n + cd::kTile - 1) / cd::kTile;
+    for (cd::i64 bi = 0; bi < tiles; ++bi) {
+        for (cd::i64 bj = 0; bj <= bi; ++bj) {
+            cd::Tile tile;
+            for (auto& row : tile)
+                for (double& v : row) v = std::nan("");
+            for (int ty = 0; ty < cd::kTileRows; ++ty)
+                for (int tx = 0; tx < cd::kTile; ++tx)
+                    cd::sym_tile_load(kp, K.data(), n, norms.data(), bi, bj, tx, ty, tile);
+            for (int ty = 0; ty < cd::kTileRows; ++ty)
+                for (int tx = 0; tx < cd::kTile; ++tx)
+                    cd::sym_tile_store(K.data(), n, bi, bj, tx, ty, tile);
+        }
+    }
+}
+
+TEST(DevicePhases, SymmetricTilesWriteTheWholeKernelFromTheLowerTriangle) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(test_seed() + 72);
+    const Index d = 7;
+    const std::vector<cd::KernelParams> kernels = {
+        {cd::DeviceKernel::Linear, 1.0, 3, 0.0},
+        {cd::DeviceKernel::Polynomial, 0.3, 3, 1.0},
+        {cd::DeviceKernel::SumOfPowers, 1.0, 3, 0.0},
+        {cd::DeviceKernel::Rbf, 0.2, 3, 0.0},
+    };
+    // Sizes on both sides of the tile edges (kTile = 32).
+    for (Index n : {Index(1), Index(5), Index(32), Index(33), Index(70)}) {
+        const Matrix X = random_matrix(n, d, rng);
+        const Matrix dots = X * X.transpose();
+        const Vector norms = X.rowwise().squaredNorm();
+        for (const cd::KernelParams& kp : kernels) {
+            const KernelSpec spec = spec_of(kp);
+            SCOPED_TRACE("n = " + std::to_string(n) + ", " + to_string(spec.type));
+            // As SYRK leaves it: the lower triangle holds the dots, the upper one is not read.
+            Matrix K = Matrix::Constant(n, n, std::nan(""));
+            K.triangularView<Eigen::Lower>() = dots;
+            run_symmetric_transform(kp, K, norms);
+            const Matrix want = reference::kernel_matrix(spec, X, X);
+            ASSERT_TRUE(K.allFinite());
+            EXPECT_TRUE(K == K.transpose());  // mirrored, not recomputed
+            EXPECT_LT((K - want).cwiseAbs().maxCoeff(), 1e-12 * (1.0 + want.cwiseAbs().maxCoeff()));
+            if (kp.type == cd::DeviceKernel::Rbf) {
+                EXPECT_TRUE((K.diagonal().array() == 1.0).all());
+            }
+        }
+    }
+}
+
+// kernel_matrix.cu's chi2_kernel: tiles (bx, by) of the m x l output, each thread keeping its
+// kPerThread sums over the feature chunks (load, barrier, accumulate, barrier), then storing.
+Matrix run_chi2(double gamma, const Matrix& A, const Matrix& B) {
+    const cd::i64 m = A.rows(), l = B.rows(), d = A.cols();
+    Matrix K = Matrix::Constant(m, l, std::nan(""));
+    const cd::i64 tiles_m = (m + cd::kTile - 1) / cd::kTile;
+    const cd::i64 tiles_l = (l + cd::kTile - 1) / cd::kTile;
+    for (cd::i64 bx = 0; bx < tiles_m; ++bx) {
+        for (cd::i64 by = 0; by < tiles_l; ++by) {
+            const cd::i64 row0 = bx * cd::kTile, col0 = by * cd::kTile;
+            struct Sums {
+                double value[cd::kPerThread] = {};
+            };
+            std::vector<Sums> acc(std::size_t(cd::kTile * cd::kTileRows));
+            const auto thread_acc = [&](int tx, int ty) -> double(&)[cd::kPerThread] {
+                return acc[std::size_t(ty * cd::kTile + tx)].value;
+            };
+            cd::Tile sa, sb;
+            for (cd::i64 f0 = 0; f0 < d; f0 += cd::kTile) {
+                for (int ty = 0; ty < cd::kTileRows; ++ty)
+                    for (int tx = 0; tx < cd::kTile; ++tx)
+                        cd::chi2_load(A.data(), m, B.data(), l, d, row0, col0, f0, tx, ty, sa, sb);
+                for (int ty = 0; ty < cd::kTileRows; ++ty)
+                    for (int tx = 0; tx < cd::kTile; ++tx)
+                        cd::chi2_accumulate(d, f0, tx, ty, sa, sb, thread_acc(tx, ty));
+            }
+            for (int ty = 0; ty < cd::kTileRows; ++ty)
+                for (int tx = 0; tx < cd::kTile; ++tx)
+                    cd::chi2_store(gamma, K.data(), m, l, row0, col0, tx, ty, thread_acc(tx, ty));
+        }
+    }
+    return K;
+}
+
+TEST(DevicePhases, ChiSquareTilesMatchTheDirectSums) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(test_seed() + 73);
+    KernelSpec spec;
+    spec.type = KernelType::Chi2;
+    spec.gamma = 0.4;
+    // Nonnegative features with zeros, so that some pairs have a_f + b_f = 0 (terms omitted).
+    const auto features = [&](Index rows, Index d) {
+        Matrix M = random_matrix(rows, d, rng, -0.5, 1.0);
+        return Matrix(M.cwiseMax(0.0));
+    };
+    // Shapes on both sides of the tile edges, with more than one feature chunk (d > 32).
+    for (const auto& [m, l, d] : {std::array<Index, 3>{45, 37, 70}, std::array<Index, 3>{1, 33, 32},
+                                  std::array<Index, 3>{32, 1, 5}}) {
+        SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(l) + ", d = " + std::to_string(d));
+        const Matrix A = features(m, d), B = features(l, d);
+        const Matrix K = run_chi2(spec.gamma, A, B);
+        const Matrix want = reference::kernel_matrix(spec, A, B);
+        ASSERT_TRUE(K.allFinite());
+        EXPECT_LT((K - want).cwiseAbs().maxCoeff(), 1e-13);
+        // The same order of terms for K_ij and K_ji: a symmetric kernel is exactly symmetric.
+        const Matrix S = run_chi2(spec.gamma, A, A);
+        EXPECT_TRUE(S == S.transpose());
+        EXPECT_TRUE((S.diagonal().array() == 1.0).all());
+    }
+}
+
+}  // namespace
+}  // namespace zeronorm
