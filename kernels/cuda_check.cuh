@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/launch_rules.hpp"
 #include "zeronorm/core/error.hpp"
 
 namespace zeronorm::cuda_detail {
@@ -73,14 +74,7 @@ inline std::string where(const char* call, const char* file, int line) {
     throw CudaError(os.str());
 }
 
-// A grid of one block per item (column, problem) as the launch takes it: checked against the
-// x dimension's limit, 2^31 - 1 blocks, where a cast to unsigned would wrap to fewer blocks.
-inline unsigned one_block_each(std::int64_t items, const char* kernel) {
-    ZN_EXPECTS(items >= 1 && items <= 2147483647,
-               kernel << ": one block for each of " << items
-                      << " items is beyond a grid's 2^31 - 1 blocks");
-    return static_cast<unsigned>(items);
-}
+using launch_rules::one_block_each;
 
 }  // namespace zeronorm::cuda_detail
 

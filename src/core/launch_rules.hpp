@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "zeronorm/core/error.hpp"
+
 namespace zeronorm::launch_rules {
 
 struct DeviceLimits {
@@ -61,6 +63,15 @@ inline SmoKernel smo_kernel_for(std::int64_t n, std::int64_t problems,
 inline bool newton_fits(std::int64_t n, std::size_t static_bytes, const DeviceLimits& limits) {
     return n >= 0 && n <= max_staged_n &&
            newton_bytes(n) + static_bytes <= limits.shared_per_block_optin;
+}
+
+// A grid of one block per item (column, problem) as the launch takes it: checked against the
+// x dimension's limit, 2^31 - 1 blocks, where a cast to unsigned would wrap to fewer blocks.
+inline unsigned one_block_each(std::int64_t items, const char* kernel) {
+    ZN_EXPECTS(items >= 1 && items <= 2147483647,
+               kernel << ": one block for each of " << items
+                      << " items is beyond a grid's 2^31 - 1 blocks");
+    return static_cast<unsigned>(items);
 }
 
 // Empty when the kernels' fixed block sizes launch on a device with `limits`, else why not.

@@ -3,6 +3,7 @@
 // data: no card of these kinds is needed (or present).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -184,6 +185,22 @@ TEST(LaunchRules, RefusesDevicesBelowTheKernelsBlockSizes) {
     const std::string why = launch_rules::unsupported_limits(small);
     EXPECT_TRUE(contains(why, "512")) << why;
     EXPECT_TRUE(contains(why, "1024")) << why;
+}
+
+TEST(LaunchRules, OneBlockEachItemWithinTheGridLimit) {
+    EXPECT_EQ(launch_rules::one_block_each(1, "k"), 1u);
+    EXPECT_EQ(launch_rules::one_block_each(2147483647, "k"), 2147483647u);
+    // Beyond 2^31 - 1 blocks (2^32 + 5 would wrap to 5 as an unsigned), and no items at all.
+    for (const std::int64_t items : {std::int64_t(2147483648), (std::int64_t(1) << 32) + 5,
+                                     std::int64_t(0), std::int64_t(-1)}) {
+        try {
+            launch_rules::one_block_each(items, "column_sums_kernel");
+            ADD_FAILURE() << items << " blocks accepted";
+        } catch (const InvalidArgument& e) {
+            EXPECT_TRUE(contains(e.what(), "column_sums_kernel")) << e.what();
+            EXPECT_TRUE(contains(e.what(), std::to_string(items))) << e.what();
+        }
+    }
 }
 
 }  // namespace
