@@ -36,7 +36,7 @@ struct SmoDeviceProblem {
     i64 max_iterations = 0;      // > 0
 };
 
-enum SmoDeviceStatus : int { kSmoConverged = 0, kSmoIterationCap = 1 };
+enum SmoDeviceStatus : int { kSmoRunning = -1, kSmoConverged = 0, kSmoIterationCap = 1 };
 
 struct SmoDeviceOutcome {
     i64 iterations = 0;

@@ -94,7 +94,7 @@ __device__ void smo_block(const SmoDeviceProblem& p, SmoDeviceOutcome* outcome) 
     problem_sync<Threads>();
 
     i64 iter = 0;
-    int status = kSmoConverged;
+    int status = kSmoRunning;
     SmoSelectI si = smo_identity_i();
     SmoSelectJ sj = smo_identity_j();
     // All branch conditions below depend only on block-wide values read from shared memory,
@@ -104,15 +104,8 @@ __device__ void smo_block(const SmoDeviceProblem& p, SmoDeviceOutcome* outcome) 
                                   s_i_partials, &s_i_result);
         sj = block_reduce<kWarps>(smo_select_j_thread(p, si.i, si.Gmax, tid, n_threads),
                                   smo_identity_j(), s_j_partials, &s_j_result);
-        const double gap = si.Gmax + sj.Gmax2;
-        if (sj.j < 0 || gap <= p.tolerance) {
-            status = kSmoConverged;
-            break;
-        }
-        if (iter >= p.max_iterations) {
-            status = kSmoIterationCap;
-            break;
-        }
+        status = smo_stop_status(p, si, sj, iter);
+        if (status != kSmoRunning) break;
         if (tid == 0) s_step = smo_update_pair(p, si.i, sj.j);
         problem_sync<Threads>();
         const SmoStep step = s_step;

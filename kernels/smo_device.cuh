@@ -109,6 +109,16 @@ ZN_HD inline SmoSelectJ smo_select_j_thread(const SmoDeviceProblem& p, int i, do
     return best;
 }
 
+// Whether the loop stops after the two selections of iteration `iterations` (steps taken so
+// far): converged when the gap m - M meets the tolerance or no j was found (checked first, so a
+// step that reaches the optimum on the last allowed iteration is a success), else at the cap.
+ZN_HD inline int smo_stop_status(const SmoDeviceProblem& p, const SmoSelectI& si,
+                                 const SmoSelectJ& sj, i64 iterations) {
+    if (sj.j < 0 || si.Gmax + sj.Gmax2 <= p.tolerance) return kSmoConverged;
+    if (iterations >= p.max_iterations) return kSmoIterationCap;
+    return kSmoRunning;
+}
+
 struct SmoStep {
     double d_i;  // beta_i new - old
     double d_j;

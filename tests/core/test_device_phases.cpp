@@ -26,7 +26,7 @@ using testing::test_seed;
 
 // smo.cu's smo_block with `threads` threads, one after another in each phase: the two
 // selections reduced over all threads (smo_combine is a selection with ties to the larger index,
-// so the order of the reduction does not matter), the stopping tests, the pair update by one
+// so the order of the reduction does not matter), the stopping rule, the pair update by one
 // thread, the gradient update by all.
 cd::SmoDeviceOutcome run_smo_block(const cd::SmoDeviceProblem& p, int threads) {
     for (int tid = 0; tid < threads; ++tid) cd::smo_init_thread(p, tid, threads);
@@ -41,14 +41,8 @@ cd::SmoDeviceOutcome run_smo_block(const cd::SmoDeviceProblem& p, int threads) {
         out.gap = si.Gmax + sj.Gmax2;
         out.i = si.i;
         out.j = sj.j;
-        if (sj.j < 0 || out.gap <= p.tolerance) {
-            out.status = cd::kSmoConverged;
-            return out;
-        }
-        if (out.iterations >= p.max_iterations) {
-            out.status = cd::kSmoIterationCap;
-            return out;
-        }
+        out.status = cd::smo_stop_status(p, si, sj, out.iterations);
+        if (out.status != cd::kSmoRunning) return out;
         const cd::SmoStep step = cd::smo_update_pair(p, si.i, sj.j);
         for (int tid = 0; tid < threads; ++tid)
             cd::smo_update_gradient_thread(p, si.i, sj.j, step, tid, threads);
