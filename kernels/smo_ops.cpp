@@ -174,23 +174,17 @@ SmoResult CudaSmoOps::solve_working_set(const DeviceMatrix& K, const Vector& y,
     detail::check_smo_working_set(K, y, beta, gradient, options);
     b_.require_device_memory(K, "K", "solve_smo_working_set");
     ZN_EXPECTS(y.size() <= INT_MAX, "solve_smo_working_set: q = " << y.size() << " is too large");
-    // The subproblem's linear term gradient - Q_BB beta, Q_BB beta = y o (K (y o beta)) +
-    // ridge beta, for its objective below; finite, as the CPU solver checks (a NaN or Inf
+    // The subproblem's linear term gradient - Q_BB beta, Q_BB beta = y o Kv + ridge beta with
+    // Kv = K (y o beta), the kernel's warm start; finite, as the CPU solver checks (a NaN or Inf
     // anywhere in K makes it NaN: IEEE products with the zeros of y o beta included).
-    DeviceMatrix Kyb = b_.allocate(y.size(), 1);
-    b_.gemm(false, false, 1.0, K, b_.upload(Matrix(y.cwiseProduct(beta))), 0.0, Kyb);
-    const Vector linear =
-        gradient - y.cwiseProduct(Vector(b_.download(Kyb))) - options.ridge * beta;
+    DeviceMatrix d_Kv = b_.allocate(y.size(), 1);
+    b_.gemm(false, false, 1.0, K, b_.upload(Matrix(y.cwiseProduct(beta))), 0.0, d_Kv);
+    const Matrix Kv = b_.download(d_Kv);
+    const Vector linear = gradient - y.cwiseProduct(Vector(Kv)) - options.ridge * beta;
     ZN_EXPECTS(linear.allFinite(), "SMO: the linear term is not finite");
-    const Matrix Kv =
-        y.cwiseProduct((gradient.array() + 1.0 - options.ridge * beta.array()).matrix());
-    SmoResult r = launch_smo(K, Matrix(y), Matrix(beta), &Kv, {1}, options,
-                             smo_detail::smo_iteration_cap(options, y.size()), Matrix())
-                      .front();
-    // The kernel's G is Q b + linear, and the result's objective 1/2 b'(G - 1) that of the
-    // plain dual: the subproblem's is 1/2 b'(G + linear).
-    r.objective += 0.5 * r.beta.dot((linear.array() + 1.0).matrix());
-    return r;
+    return launch_smo(K, Matrix(y), Matrix(beta), &Kv, {1}, options,
+                      smo_detail::smo_iteration_cap(options, y.size()), Matrix(linear))
+        .front();
 }
 
 std::vector<SmoResult> CudaSmoOps::launch_smo(const DeviceMatrix& K, const Matrix& Y,
