@@ -121,32 +121,6 @@ void chi_square_alignment_gradient(const double* X, const double* W, i64 n, i64 
 
 // ---- newton.cu -------------------------------------------------------------------------------
 
-// A batch of Newton finishes (SmoOps::newton_finish_batch) of one size n, stored back to back
-// as SmoDeviceBatch's problems.
-struct NewtonDeviceBatch {
-    const double* K = nullptr;   // n x (n problems)
-    const double* y = nullptr;   // n x problems, +-1
-    double* beta = nullptr;      // n x problems: the SMO points in, the finished solutions out
-    double* G = nullptr;         // n x problems: the finished solutions' gradients Q beta + p
-    const double* linear = nullptr;  // n x problems: the linear terms p, or null for all -1
-    const double* delta = nullptr;   // problems: y'beta = delta, or null for all 0
-    const int* open = nullptr;   // problems: 0 skips the problem (nothing written)
-    int* finished = nullptr;     // problems: a NewtonDeviceStatus
-    int n = 0;
-    i64 problems = 0;
-    int rounds = 0;              // active-set rounds at most
-    double C = 1.0;              // may be +inf
-    double ridge = 0.0;
-    double tolerance = 1e-3;
-    double singular_pivot = 0.0;  // pivots <= this times the largest free diagonal: to the host
-};
-
-// How the device's Newton finish of a problem ended: finished (a round met the tolerance), not
-// finished (the free set emptied, nu or a solution was not finite, or no round met the
-// tolerance), or for the host: the free variables' system had no Cholesky factorisation with
-// pivots above the singular floor (a singular or indefinite Q_FF), where the host rule decides.
-enum NewtonDeviceStatus : int { kNewtonOpen = 0, kNewtonFinished = 1, kNewtonToHost = 2 };
-
 // Whether a problem of size n fits the shared memory a block may opt in to on a device with
 // `limits` (else the caller runs the host reference).
 bool newton_fits(int n, const launch_rules::DeviceLimits& limits);

@@ -1,6 +1,7 @@
 // The plain types that the device code shares with host code (no CUDA headers), so that a host
-// program can run the host-runnable phases of kernel_functions.cuh and smo_device.cuh thread by
-// thread (tests/core/test_device_phases.cpp). The launchers that take them are in device_ops.hpp.
+// program can run the host-runnable phases of kernel_functions.cuh, smo_device.cuh and
+// newton_device.cuh thread by thread (tests/core/test_device_phases.cpp). The launchers that
+// take them are in device_ops.hpp.
 #pragma once
 
 #include <cstdint>
@@ -45,5 +46,31 @@ struct SmoDeviceOutcome {
     int i = -1;          // last working set (diagnostics)
     int j = -1;
 };
+
+// A batch of Newton finishes (SmoOps::newton_finish_batch) of one size n, stored back to back
+// (see newton_device.cuh).
+struct NewtonDeviceBatch {
+    const double* K = nullptr;   // n x (n problems)
+    const double* y = nullptr;   // n x problems, +-1
+    double* beta = nullptr;      // n x problems: the SMO points in, the finished solutions out
+    double* G = nullptr;         // n x problems: the finished solutions' gradients Q beta + p
+    const double* linear = nullptr;  // n x problems: the linear terms p, or null for all -1
+    const double* delta = nullptr;   // problems: y'beta = delta, or null for all 0
+    const int* open = nullptr;   // problems: 0 skips the problem (nothing written)
+    int* finished = nullptr;     // problems: a NewtonDeviceStatus
+    int n = 0;
+    i64 problems = 0;
+    int rounds = 0;              // active-set rounds at most
+    double C = 1.0;              // may be +inf
+    double ridge = 0.0;
+    double tolerance = 1e-3;
+    double singular_pivot = 0.0;  // pivots <= this times the largest free diagonal: to the host
+};
+
+// How the device's Newton finish of a problem ended: finished (a round met the tolerance), not
+// finished (the free set emptied, nu or a solution was not finite, or no round met the
+// tolerance), or for the host: the free variables' system had no Cholesky factorisation with
+// pivots above the singular floor (a singular or indefinite Q_FF), where the host rule decides.
+enum NewtonDeviceStatus : int { kNewtonOpen = 0, kNewtonFinished = 1, kNewtonToHost = 2 };
 
 }  // namespace zeronorm::cuda_detail

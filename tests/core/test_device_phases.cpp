@@ -1,5 +1,5 @@
 // The host-runnable phases of the CUDA kernels (kernels/smo_device.cuh, kernels/
-// kernel_functions.cuh), run here thread by thread and block by block, with a barrier between
+// kernel_functions.cuh, kernels/newton_device.cuh), run here thread by thread and block by block, with a barrier between
 // phases as the kernels place them, against the test reference. The device logic is checked on
 // every build, with or without a GPU; the CUDA tests then check that the kernels run these
 // phases as written.
@@ -9,12 +9,16 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <random>
 #include <vector>
 
+#include "core/launch_rules.hpp"
 #include "kernels/kernel_functions.cuh"
+#include "kernels/newton_device.cuh"
 #include "kernels/smo_device.cuh"
 #include "reference/reference.hpp"
+#include "solvers/dense_dual.hpp"
 #include "support/random.hpp"
 
 namespace zeronorm {
@@ -308,6 +312,223 @@ TEST(DevicePhases, ChiSquareTilesMatchTheDirectSums) {
         const Matrix S = run_chi2(spec.gamma, A, A);
         EXPECT_TRUE(S == S.transpose());
         EXPECT_TRUE((S.diagonal().array() == 1.0).all());
+    }
+}
+
+// newton_device.cuh's Block on the host: each step runs the threads one after another, in
+// ascending or descending thread order, and the reductions fold the threads' values in thread
+// order whatever the order they ran in. A step that read what another thread wrote in the same
+// step (a missing barrier on the device) gives different bits in the two orders.
+class HostBlock {
+public:
+    HostBlock(int threads, bool descending) : threads_(threads), descending_(descending) {}
+
+    template <class F>
+    void each(F f) {
+        for (int k = 0; k < threads_; ++k) f(tid(k), threads_);
+    }
+    template <class F>
+    double single(F f) {
+        return f();
+    }
+    template <class F>
+    double sum(F f) {
+        return fold(f, 0.0, [](double a, double b) { return a + b; });
+    }
+    template <class F>
+    double max(F f) {  // as newton.cu's operators: a NaN on the right never wins
+        return fold(f, -HUGE_VAL, [](double a, double b) { return a > b ? a : b; });
+    }
+    template <class F>
+    double min(F f) {
+        return fold(f, HUGE_VAL, [](double a, double b) { return a < b ? a : b; });
+    }
+    template <class F>
+    bool any(F f) {
+        bool result = false;
+        for (int k = 0; k < threads_; ++k) result = f(tid(k), threads_) || result;
+        return result;
+    }
+
+private:
+    int tid(int k) const { return descending_ ? threads_ - 1 - k : k; }
+    template <class F, class Op>
+    double fold(F f, double identity, Op op) {
+        std::vector<double> values(std::size_t(threads_), identity);
+        for (int k = 0; k < threads_; ++k) values[std::size_t(tid(k))] = f(tid(k), threads_);
+        double result = identity;
+        for (const double v : values) result = op(result, v);
+        return result;
+    }
+
+    int threads_;
+    bool descending_;
+};
+
+// One Newton finish by newton_finish_block on a HostBlock, over a one-problem batch laid out as
+// newton.cu's launch lays it out (newton_problem over launch_rules::newton_bytes of scratch).
+struct NewtonRun {
+    int status = -1;
+    Vector beta;  // the batch's beta after the run (the coarse point where not finished)
+    Vector G;     // the batch's gradient after the run (NaN where not written)
+};
+
+NewtonRun run_newton_block(const Matrix& K, const Vector& y, const Vector& coarse,
+                           const SmoOptions& options, const Vector* linear, double delta,
+                           int threads, bool descending, int rounds = detail::kNewtonRounds) {
+    const Index n = y.size();
+    NewtonRun run;
+    run.beta = coarse;
+    run.G = Vector::Constant(n, std::nan(""));
+    const double delta_storage = delta;
+    const int open = 1;
+    int finished = -1;
+    cd::NewtonDeviceBatch batch;
+    batch.K = K.data();
+    batch.y = y.data();
+    batch.beta = run.beta.data();
+    batch.G = run.G.data();
+    batch.linear = linear != nullptr ? linear->data() : nullptr;
+    batch.delta = &delta_storage;
+    batch.open = &open;
+    batch.finished = &finished;
+    batch.n = int(n);
+    batch.problems = 1;
+    batch.rounds = rounds;
+    batch.C = options.C;
+    batch.ridge = options.ridge;
+    batch.tolerance = options.tolerance;
+    batch.singular_pivot = detail::kDeviceSingularPivot;
+    // Poisoned scratch: whatever the finish reads it must have written first.
+    std::vector<double> scratch(launch_rules::newton_bytes(n) / sizeof(double) + 1,
+                                std::numeric_limits<double>::quiet_NaN());
+    HostBlock block(threads, descending);
+    run.status = cd::newton_finish_block(block, cd::newton_problem(batch, 0, scratch.data()));
+    return run;
+}
+
+TEST(DevicePhases, NewtonFinishReachesTheExactOptimumOnAnyThreadCount) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(test_seed() + 83);
+    SmoOptions options;
+    options.C = 1.0;
+    options.tolerance = 1e-9;
+    int finished_count = 0;
+    // n = 7 k + 3 and 75 leave threads idle in every step; 150 > 128 threads.
+    for (Index n : {Index(4), Index(17), Index(40), Index(75), Index(150)}) {
+        // More features than points: Q_FF is positive definite whatever the free set.
+        Matrix X = random_matrix(n, n + 8, rng);
+        Vector y(n);
+        for (Index i = 0; i < n; ++i) {
+            y[i] = i % 3 == 0 ? 1.0 : -1.0;
+            X(i, 0) += 0.5 * y[i];
+        }
+        const Matrix K = X * X.transpose();
+        const Vector linear = random_matrix(n, 1, rng, -1.5, -0.5).col(0);
+        const Vector start = random_matrix(n, 1, rng, 0.0, options.C).col(0);
+        for (const double ridge : {0.0, 1e-3}) {
+            for (const bool with_terms : {false, true}) {
+                // The coarse points solve_dense_dual_batch hands to the finish: SMO (these
+                // phases) stopped at its coarse tolerances, from 0 or, with the terms, from a
+                // start in the box whose y'beta is delta.
+                for (const double coarse_tolerance : {1e-1, 1e-3}) {
+                    SCOPED_TRACE("n = " + std::to_string(n) + ", ridge " + std::to_string(ridge) +
+                                 (with_terms ? ", linear term and delta" : "") +
+                                 ", coarse tolerance " + std::to_string(coarse_tolerance));
+                    options.ridge = ridge;
+                    reference::Dual dual = reference::svm_dual(K, y, options.C, ridge);
+                    SmoTerms terms;
+                    if (with_terms) {
+                        dual.p = linear;
+                        dual.delta = y.dot(start);
+                        terms.p = linear;
+                        terms.delta = dual.delta;
+                    }
+                    const reference::DualSolution exact = reference::solve_dual(dual);
+                    SmoOptions coarse_options = options;
+                    coarse_options.tolerance = coarse_tolerance;
+                    coarse_options.max_iterations = 1'000'000;
+                    const Vector beta0 = with_terms ? start : Vector(Vector::Zero(n));
+                    SmoBuffers smo{K, y, beta0, Vector::Zero(n), Vector::Zero(n),
+                                   K * y.cwiseProduct(beta0), linear};
+                    ASSERT_EQ(run_smo_block(smo.problem(coarse_options, with_terms, with_terms), 32)
+                                  .status,
+                              cd::kSmoConverged);
+                    const Vector coarse = smo.beta;
+                    const std::optional<SmoResult> host =
+                        detail::newton_finish(K, y, options, coarse, terms);
+                    for (const int threads : {1, 7, 32, 128}) {
+                        SCOPED_TRACE(std::to_string(threads) + " threads");
+                        const NewtonRun run = run_newton_block(
+                            K, y, coarse, options, with_terms ? &linear : nullptr, terms.delta,
+                            threads, false);
+                        const NewtonRun reversed = run_newton_block(
+                            K, y, coarse, options, with_terms ? &linear : nullptr, terms.delta,
+                            threads, true);
+                        EXPECT_EQ(reversed.status, run.status);
+                        EXPECT_TRUE(reversed.beta == run.beta);
+                        if (run.status == cd::kNewtonFinished) {
+                            EXPECT_TRUE(reversed.G == run.G);
+                        }
+                        // The host rule and the device's finish the same problems: the systems
+                        // are well-conditioned, so both take the same active-set rounds.
+                        EXPECT_EQ(run.status == cd::kNewtonFinished, host.has_value());
+                        if (run.status != cd::kNewtonFinished) {
+                            EXPECT_NE(run.status, cd::kNewtonToHost);
+                            EXPECT_TRUE(run.beta == coarse);  // nothing written
+                            EXPECT_TRUE(run.G.array().isNaN().all());
+                            continue;
+                        }
+                        ++finished_count;
+                        EXPECT_LE(reference::kkt_gap(dual, run.beta), options.tolerance);
+                        EXPECT_NEAR(y.dot(run.beta), dual.delta, 1e-12 * (1.0 + n));
+                        const Vector G = dual.Q * run.beta + dual.p;
+                        EXPECT_LT((run.G - G).cwiseAbs().maxCoeff(),
+                                  1e-12 * (1.0 + G.cwiseAbs().maxCoeff()));
+                        EXPECT_LT((run.beta - host->beta).cwiseAbs().maxCoeff(), 1e-9);
+                        EXPECT_LT((run.beta - exact.beta).cwiseAbs().maxCoeff(), 1e-7);
+                        EXPECT_NEAR(reference::dual_objective(dual, run.beta), exact.objective,
+                                    1e-10 * (1.0 + std::abs(exact.objective)));
+                    }
+                }
+            }
+        }
+    }
+    // Most coarse points are finished (a free set far from the optimum's may need more rounds).
+    EXPECT_GE(finished_count, 5 * 2 * 2 * 2 * 4 * 3 / 4);
+}
+
+TEST(DevicePhases, NewtonHandsSingularSystemsToTheHostAndStopsOnAnEmptyFreeSet) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(test_seed() + 89);
+    const Index n = 30;
+    // A linear kernel of two features: Q_FF has rank 2 with every variable free.
+    const Matrix X = random_matrix(n, 2, rng);
+    const Matrix K = X * X.transpose();
+    Vector y(n);
+    for (Index i = 0; i < n; ++i) y[i] = i % 2 == 0 ? 1.0 : -1.0;
+    SmoOptions options;
+    options.C = 10.0;
+    options.ridge = 0.0;
+    options.tolerance = 1e-9;
+    const Vector inside = random_matrix(n, 1, rng, 0.1, 9.9).col(0);
+    for (const int threads : {1, 32, 128}) {
+        SCOPED_TRACE(std::to_string(threads) + " threads");
+        const NewtonRun singular =
+            run_newton_block(K, y, inside, options, nullptr, 0.0, threads, false);
+        EXPECT_EQ(singular.status, cd::kNewtonToHost);
+        EXPECT_TRUE(singular.beta == inside);
+        EXPECT_TRUE(singular.G.array().isNaN().all());
+        // No free variable (every one at 0): nothing to solve.
+        const Vector zero = Vector::Zero(n);
+        const NewtonRun empty = run_newton_block(K, y, zero, options, nullptr, 0.0, threads, false);
+        EXPECT_EQ(empty.status, cd::kNewtonOpen);
+        EXPECT_TRUE(empty.beta == zero);
+        EXPECT_TRUE(empty.G.array().isNaN().all());
+        // No round allowed.
+        const NewtonRun capped =
+            run_newton_block(K, y, inside, options, nullptr, 0.0, threads, false, 0);
+        EXPECT_EQ(capped.status, cd::kNewtonOpen);
     }
 }
 
