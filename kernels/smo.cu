@@ -77,52 +77,50 @@ __device__ T block_reduce(T v, T identity, T* partials, T* result) {
     return *result;
 }
 
-// The whole SMO loop on one problem by one block of Threads threads (smo_device.cuh phases).
+// smo_device.cuh's Block on Threads threads (one warp: shuffles and warp barriers only). The
+// shared slots are this block's; each reduction's two barriers also order it against the
+// previous and next uses of its slots, and the step's slot is rewritten only after the
+// gradient update's barrier and the next two reductions.
+template <int Threads>
+class SmoThreadBlock {
+public:
+    template <class F>
+    __device__ void each(F f) {
+        f(static_cast<int>(threadIdx.x), Threads);
+        problem_sync<Threads>();
+    }
+    template <class F>
+    __device__ SmoSelectI select(F f, SmoSelectI identity) {
+        __shared__ SmoSelectI partials[kWarps];
+        __shared__ SmoSelectI result;
+        return block_reduce<kWarps>(f(static_cast<int>(threadIdx.x), Threads), identity, partials,
+                                    &result);
+    }
+    template <class F>
+    __device__ SmoSelectJ select(F f, SmoSelectJ identity) {
+        __shared__ SmoSelectJ partials[kWarps];
+        __shared__ SmoSelectJ result;
+        return block_reduce<kWarps>(f(static_cast<int>(threadIdx.x), Threads), identity, partials,
+                                    &result);
+    }
+    template <class F>
+    __device__ SmoStep step(F f) {
+        __shared__ SmoStep slot;
+        if (threadIdx.x == 0) slot = f();
+        problem_sync<Threads>();
+        return slot;
+    }
+
+private:
+    static constexpr int kWarps = Threads / 32;
+};
+
+// The whole SMO loop on one problem by one block of Threads threads, its outcome by thread 0.
 template <int Threads>
 __device__ void smo_block(const SmoDeviceProblem& p, SmoDeviceOutcome* outcome) {
-    constexpr int kWarps = Threads / 32;
-    __shared__ SmoSelectI s_i_partials[kWarps];
-    __shared__ SmoSelectI s_i_result;
-    __shared__ SmoSelectJ s_j_partials[kWarps];
-    __shared__ SmoSelectJ s_j_result;
-    __shared__ SmoStep s_step;
-
-    const int tid = static_cast<int>(threadIdx.x);
-    const int n_threads = Threads;
-
-    smo_init_thread(p, tid, n_threads);
-    problem_sync<Threads>();
-
-    i64 iter = 0;
-    int status = kSmoRunning;
-    SmoSelectI si = smo_identity_i();
-    SmoSelectJ sj = smo_identity_j();
-    // All branch conditions below depend only on block-wide values read from shared memory,
-    // so every thread takes the same path through the barriers.
-    for (;;) {
-        si = block_reduce<kWarps>(smo_select_i_thread(p, tid, n_threads), smo_identity_i(),
-                                  s_i_partials, &s_i_result);
-        sj = block_reduce<kWarps>(smo_select_j_thread(p, si.i, si.Gmax, tid, n_threads),
-                                  smo_identity_j(), s_j_partials, &s_j_result);
-        status = smo_stop_status(p, si, sj, iter);
-        if (status != kSmoRunning) break;
-        if (tid == 0) s_step = smo_update_pair(p, si.i, sj.j);
-        problem_sync<Threads>();
-        const SmoStep step = s_step;
-        smo_update_gradient_thread(p, si.i, sj.j, step, tid, n_threads);
-        ++iter;
-        problem_sync<Threads>();
-    }
-
-    if (tid == 0) {
-        SmoDeviceOutcome out;
-        out.iterations = iter;
-        out.gap = si.Gmax + sj.Gmax2;
-        out.status = status;
-        out.i = si.i;
-        out.j = sj.j;
-        *outcome = out;
-    }
+    SmoThreadBlock<Threads> block;
+    const SmoDeviceOutcome out = smo_solve_block(block, p);
+    if (threadIdx.x == 0) *outcome = out;
 }
 
 // Problem q of a batch, in global memory.

@@ -1,6 +1,7 @@
-// The phases of one SMO iteration, as functions of (thread id, thread count), so that the CUDA
-// kernel in smo.cu runs them with block-wide reductions and barriers in between, and a host
-// program can run them thread by thread to check the device logic without a GPU.
+// The phases of one SMO iteration, as functions of (thread id, thread count), and the loop over
+// them written once over a Block (smo_solve_block), so that the CUDA kernels in smo.cu run it
+// with block-wide reductions and barriers, and a host program runs it thread by thread to check
+// the device logic without a GPU.
 //
 // Problem (ops/smo_ops.hpp):  min_beta 1/2 beta'Q beta + p'beta,  Q_ij = y_i y_j (K_ij + ridge
 //                     [i==j]), s.t. y'beta = delta, 0 <= beta_i <= C (p = -1 unless given; delta
@@ -215,6 +216,39 @@ ZN_HD inline void smo_update_gradient_thread(const SmoDeviceProblem& p, int i, i
         if (t == i) Qti += p.ridge;
         if (t == j) Qtj += p.ridge;
         p.G[t] += Qti * step.d_i + Qtj * step.d_j;
+    }
+}
+
+// The whole SMO loop on one problem by one Block of threads. A Block's steps are called by every
+// thread with the same arguments and end in a barrier among the problem's threads:
+//   each(f)              f(tid, threads) on every thread
+//   select(f, identity)  the smo_combine of f(tid, threads) over the threads (SmoSelectI or
+//                        SmoSelectJ), to every thread
+//   step(f)              f() (an SmoStep) on thread 0 alone, its value to every thread
+// Every branch depends on block-wide values alone, so the threads stay together.
+template <class Block>
+ZN_HD SmoDeviceOutcome smo_solve_block(Block& block, const SmoDeviceProblem& p) {
+    block.each([=](int tid, int threads) { smo_init_thread(p, tid, threads); });
+    SmoDeviceOutcome out;
+    for (;;) {
+        const SmoSelectI si = block.select(
+            [=](int tid, int threads) { return smo_select_i_thread(p, tid, threads); },
+            smo_identity_i());
+        const SmoSelectJ sj = block.select(
+            [=](int tid, int threads) {
+                return smo_select_j_thread(p, si.i, si.Gmax, tid, threads);
+            },
+            smo_identity_j());
+        out.gap = si.Gmax + sj.Gmax2;
+        out.i = si.i;
+        out.j = sj.j;
+        out.status = smo_stop_status(p, si, sj, out.iterations);
+        if (out.status != kSmoRunning) return out;
+        const SmoStep step = block.step([=] { return smo_update_pair(p, si.i, sj.j); });
+        block.each([=](int tid, int threads) {
+            smo_update_gradient_thread(p, si.i, sj.j, step, tid, threads);
+        });
+        ++out.iterations;
     }
 }
 

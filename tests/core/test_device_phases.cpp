@@ -28,30 +28,74 @@ namespace cd = cuda_detail;
 using testing::random_matrix;
 using testing::test_seed;
 
-// smo.cu's smo_block with `threads` threads, one after another in each phase: the two
-// selections reduced over all threads (smo_combine is a selection with ties to the larger index,
-// so the order of the reduction does not matter), the stopping rule, the pair update by one
-// thread, the gradient update by all.
-cd::SmoDeviceOutcome run_smo_block(const cd::SmoDeviceProblem& p, int threads) {
-    for (int tid = 0; tid < threads; ++tid) cd::smo_init_thread(p, tid, threads);
-    cd::SmoDeviceOutcome out;
-    for (;;) {
-        cd::SmoSelectI si = cd::smo_identity_i();
-        for (int tid = 0; tid < threads; ++tid)
-            si = cd::smo_combine(si, cd::smo_select_i_thread(p, tid, threads));
-        cd::SmoSelectJ sj = cd::smo_identity_j();
-        for (int tid = 0; tid < threads; ++tid)
-            sj = cd::smo_combine(sj, cd::smo_select_j_thread(p, si.i, si.Gmax, tid, threads));
-        out.gap = si.Gmax + sj.Gmax2;
-        out.i = si.i;
-        out.j = sj.j;
-        out.status = cd::smo_stop_status(p, si, sj, out.iterations);
-        if (out.status != cd::kSmoRunning) return out;
-        const cd::SmoStep step = cd::smo_update_pair(p, si.i, sj.j);
-        for (int tid = 0; tid < threads; ++tid)
-            cd::smo_update_gradient_thread(p, si.i, sj.j, step, tid, threads);
-        ++out.iterations;
+// The Block of smo_device.cuh and newton_device.cuh on the host: each step runs the threads one
+// after another, in ascending or descending thread order, and the reductions fold the threads'
+// values in thread order whatever the order they ran in. A step that read what another thread
+// wrote in the same step (a missing barrier on the device) gives different bits in the two
+// orders.
+class HostBlock {
+public:
+    HostBlock(int threads, bool descending) : threads_(threads), descending_(descending) {}
+
+    template <class F>
+    void each(F f) {
+        for (int k = 0; k < threads_; ++k) f(tid(k), threads_);
     }
+    template <class F>
+    double single(F f) {
+        return f();
+    }
+    template <class F>
+    cd::SmoStep step(F f) {
+        return f();
+    }
+    template <class F, class T>
+    T select(F f, T identity) {
+        std::vector<T> values(std::size_t(threads_), identity);
+        for (int k = 0; k < threads_; ++k) values[std::size_t(tid(k))] = f(tid(k), threads_);
+        T result = identity;
+        for (const T& v : values) result = cd::smo_combine(result, v);
+        return result;
+    }
+    template <class F>
+    double sum(F f) {
+        return fold(f, 0.0, [](double a, double b) { return a + b; });
+    }
+    template <class F>
+    double max(F f) {  // as newton.cu's operators: a NaN on the right never wins
+        return fold(f, -HUGE_VAL, [](double a, double b) { return a > b ? a : b; });
+    }
+    template <class F>
+    double min(F f) {
+        return fold(f, HUGE_VAL, [](double a, double b) { return a < b ? a : b; });
+    }
+    template <class F>
+    bool any(F f) {
+        bool result = false;
+        for (int k = 0; k < threads_; ++k) result = f(tid(k), threads_) || result;
+        return result;
+    }
+
+private:
+    int tid(int k) const { return descending_ ? threads_ - 1 - k : k; }
+    template <class F, class Op>
+    double fold(F f, double identity, Op op) {
+        std::vector<double> values(std::size_t(threads_), identity);
+        for (int k = 0; k < threads_; ++k) values[std::size_t(tid(k))] = f(tid(k), threads_);
+        double result = identity;
+        for (const double v : values) result = op(result, v);
+        return result;
+    }
+
+    int threads_;
+    bool descending_;
+};
+
+// smo.cu's loop (smo_solve_block) with `threads` threads.
+cd::SmoDeviceOutcome run_smo_block(const cd::SmoDeviceProblem& p, int threads,
+                                   bool descending = false) {
+    HostBlock block(threads, descending);
+    return cd::smo_solve_block(block, p);
 }
 
 // One problem's device buffers (host memory here) and the problem over them.
@@ -108,13 +152,16 @@ TEST(DevicePhases, SmoReachesTheExactDualOptimumOnAnyThreadCount) {
                 const reference::DualSolution exact = reference::solve_dual(dual);
                 Vector first_beta, first_G;
                 cd::SmoDeviceOutcome first;
-                for (const int threads : {1, 32, 96, 256}) {
-                    SCOPED_TRACE(std::to_string(threads) + " threads");
+                for (const int run : {0, 1, 2, 3, 4, 5, 6, 7}) {
+                    const int threads = std::array<int, 4>{1, 32, 96, 256}[std::size_t(run / 2)];
+                    const bool descending = run % 2 == 1;
+                    SCOPED_TRACE(std::to_string(threads) + " threads" +
+                                 (descending ? ", in descending order" : ""));
                     SmoBuffers b{K, y, beta0, Vector::Constant(n, std::nan("")),
                                  Vector::Constant(n, std::nan("")),
                                  K * y.cwiseProduct(beta0), linear};
                     const cd::SmoDeviceOutcome out =
-                        run_smo_block(b.problem(options, warm, with_linear), threads);
+                        run_smo_block(b.problem(options, warm, with_linear), threads, descending);
                     EXPECT_EQ(out.status, cd::kSmoConverged);
                     EXPECT_LE(out.gap, options.tolerance);
                     EXPECT_LE(reference::kkt_gap(dual, b.beta), 2 * options.tolerance);
@@ -129,8 +176,8 @@ TEST(DevicePhases, SmoReachesTheExactDualOptimumOnAnyThreadCount) {
                     // Q is positive definite (a ridge): beta is unique.
                     EXPECT_LT((b.beta - exact.beta).cwiseAbs().maxCoeff(),
                               1e-6 * (1.0 + exact.beta.maxCoeff()));
-                    // Every reduction is a selection: the thread count changes no bit.
-                    if (threads == 1) {
+                    // Every reduction is a selection: the thread count and order change no bit.
+                    if (run == 0) {
                         first = out;
                         first_beta = b.beta;
                         first_G = b.G;
@@ -314,56 +361,6 @@ TEST(DevicePhases, ChiSquareTilesMatchTheDirectSums) {
         EXPECT_TRUE((S.diagonal().array() == 1.0).all());
     }
 }
-
-// newton_device.cuh's Block on the host: each step runs the threads one after another, in
-// ascending or descending thread order, and the reductions fold the threads' values in thread
-// order whatever the order they ran in. A step that read what another thread wrote in the same
-// step (a missing barrier on the device) gives different bits in the two orders.
-class HostBlock {
-public:
-    HostBlock(int threads, bool descending) : threads_(threads), descending_(descending) {}
-
-    template <class F>
-    void each(F f) {
-        for (int k = 0; k < threads_; ++k) f(tid(k), threads_);
-    }
-    template <class F>
-    double single(F f) {
-        return f();
-    }
-    template <class F>
-    double sum(F f) {
-        return fold(f, 0.0, [](double a, double b) { return a + b; });
-    }
-    template <class F>
-    double max(F f) {  // as newton.cu's operators: a NaN on the right never wins
-        return fold(f, -HUGE_VAL, [](double a, double b) { return a > b ? a : b; });
-    }
-    template <class F>
-    double min(F f) {
-        return fold(f, HUGE_VAL, [](double a, double b) { return a < b ? a : b; });
-    }
-    template <class F>
-    bool any(F f) {
-        bool result = false;
-        for (int k = 0; k < threads_; ++k) result = f(tid(k), threads_) || result;
-        return result;
-    }
-
-private:
-    int tid(int k) const { return descending_ ? threads_ - 1 - k : k; }
-    template <class F, class Op>
-    double fold(F f, double identity, Op op) {
-        std::vector<double> values(std::size_t(threads_), identity);
-        for (int k = 0; k < threads_; ++k) values[std::size_t(tid(k))] = f(tid(k), threads_);
-        double result = identity;
-        for (const double v : values) result = op(result, v);
-        return result;
-    }
-
-    int threads_;
-    bool descending_;
-};
 
 // One Newton finish by newton_finish_block on a HostBlock, over a one-problem batch laid out as
 // newton.cu's launch lays it out (newton_problem over launch_rules::newton_bytes of scratch).
