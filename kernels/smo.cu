@@ -89,17 +89,10 @@ public:
         f(static_cast<int>(threadIdx.x), Threads);
         problem_sync<Threads>();
     }
-    template <class F>
-    __device__ SmoSelectI select(F f, SmoSelectI identity) {
-        __shared__ SmoSelectI partials[kWarps];
-        __shared__ SmoSelectI result;
-        return block_reduce<kWarps>(f(static_cast<int>(threadIdx.x), Threads), identity, partials,
-                                    &result);
-    }
-    template <class F>
-    __device__ SmoSelectJ select(F f, SmoSelectJ identity) {
-        __shared__ SmoSelectJ partials[kWarps];
-        __shared__ SmoSelectJ result;
+    template <class F, class T>  // T: SmoSelectI or SmoSelectJ
+    __device__ T select(F f, T identity) {
+        __shared__ T partials[kWarps];  // one pair of slots for each call site
+        __shared__ T result;
         return block_reduce<kWarps>(f(static_cast<int>(threadIdx.x), Threads), identity, partials,
                                     &result);
     }
