@@ -24,7 +24,7 @@ public:
                                                   const DeviceMatrix& X, const DeviceMatrix& Y,
                                                   const DeviceMatrix& Theta,
                                                   DeviceMatrix& gradient) override {
-        DeviceGuard guard(b_.device());
+        OpScope scope(b_, "alignment.weighted_kernel_sum_batch");
         detail::check_weighted_kernel_sum_batch(spec, X, Y, Theta, gradient);
         const char* where = "weighted_kernel_sum_batch";
         b_.require_device_memory(X, "X", where);
@@ -68,7 +68,7 @@ public:
                                                const DeviceMatrix& A, const DeviceMatrix& B,
                                                const DeviceMatrix& Y, const DeviceMatrix& Theta,
                                                DeviceMatrix& gradient) override {
-        DeviceGuard guard(b_.device());
+        OpScope scope(b_, "alignment.cross_kernel_sum_batch");
         detail::check_cross_kernel_sum_batch(spec, A, B, Y, Theta, gradient);
         const char* where = "cross_kernel_sum_batch";
         b_.require_device_memory(A, "A", where);
@@ -107,7 +107,7 @@ public:
 
     std::vector<double> gaussian_removal_sums(double scale, const DeviceMatrix& X,
                                               const DeviceMatrix& v) override {
-        DeviceGuard guard(b_.device());
+        OpScope scope(b_, "alignment.gaussian_removal_sums");
         detail::check_gaussian_removal_sums(scale, X, v);
         const char* where = "gaussian_removal_sums";
         b_.require_device_memory(X, "X", where);

@@ -22,7 +22,7 @@ public:
                                                          double prune_tolerance,
                                                          DeviceMatrix& normalized,
                                                          DeviceMatrix& next) override {
-        DeviceGuard guard(b_.device());
+        OpScope scope(b_, "arom.multiplicative_update_batch");
         detail::check_multiplicative_update_batch(Z, W, update, prune_tolerance, normalized, next);
         const char* where = "multiplicative_update_batch";
         b_.require_device_memory(Z, "Z", where);
@@ -57,7 +57,7 @@ public:
     // thousand best of a column instead of its 57 KB of scales).
     std::vector<IndexVector> top_rows(const DeviceMatrix& S, const IndexVector& columns,
                                       const IndexVector& counts) override {
-        DeviceGuard guard(b_.device());
+        OpScope scope(b_, "arom.top_rows");
         detail::check_top_rows(S, columns, counts);
         b_.require_device_memory(S, "S", "top_rows");
         const Index d = S.rows();

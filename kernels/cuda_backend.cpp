@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <iomanip>
 #include <limits>
@@ -163,6 +164,10 @@ int blas_int(Index v, const char* where) {
 }
 
 CudaBackend::CudaBackend(int device) : device_(device) {
+    const Stopwatch start_up;  // the context (on the first backend), handles and module image
+    if (const char* profile = std::getenv("ZERONORM_CUDA_PROFILE");
+        profile != nullptr && *profile != '\0' && std::string(profile) != "0")
+        profile_ = std::make_unique<OpProfile>();
     DeviceGuard guard(device_);
     cudaDeviceProp prop{};
     ZN_CUDA_TRY(cudaGetDeviceProperties(&prop, device_));
@@ -211,9 +216,20 @@ CudaBackend::CudaBackend(int device) : device_(device) {
         release();
         throw;
     }
+    if (profile_ != nullptr) {
+        profile_->enter("(backend start-up)");
+        profile_->leave(start_up.seconds());
+    }
 }
 
-CudaBackend::~CudaBackend() { release(); }
+CudaBackend::~CudaBackend() {
+    release();
+    if (profile_ != nullptr)
+        std::fputs(profile_->table("zeronorm CUDA profile, device " + std::to_string(device_) +
+                                   " (" + name_ + "), wall time of each operation:")
+                       .c_str(),
+                   stderr);
+}
 
 void CudaBackend::release() noexcept {
     on_device_quietly(device_, [this] {
@@ -298,14 +314,14 @@ double* CudaBackend::batch_workspace(std::size_t count) {
 }
 
 DeviceMatrix CudaBackend::allocate(Index rows, Index cols) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "allocate");
     DeviceMatrix m = allocate_matrix(rows, cols, true, "allocate");
     sync();
     return m;
 }
 
 DeviceMatrix CudaBackend::upload(const Matrix& host) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "upload");
     DeviceMatrix m = allocate_matrix(host.rows(), host.cols(), false, "upload");
     copy_to_device(m.data(), host.data(), static_cast<std::size_t>(host.size()));
     sync();
@@ -313,7 +329,7 @@ DeviceMatrix CudaBackend::upload(const Matrix& host) {
 }
 
 Matrix CudaBackend::download(const DeviceMatrix& m) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "download");
     require_device_memory(m, "the matrix", "download");
     Matrix out(m.rows(), m.cols());
     copy_to_host(out.data(), m.data(), static_cast<std::size_t>(m.size()));

@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "core/op_profile.hpp"
+#include "core/stopwatch.hpp"
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
 #include "zeronorm/core/backend.hpp"
@@ -195,13 +197,20 @@ public:
     void copy_to_device(T* dst, const T* src, std::size_t count) {
         if (count == 0) return;
         ZN_CUDA_TRY(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
+        if (profile_ != nullptr) profile_->to_device(std::int64_t(count * sizeof(T)));
     }
     template <class T>
     void copy_to_host(T* dst, const T* src, std::size_t count) {
         if (count == 0) return;
         ZN_CUDA_TRY(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+        if (profile_ != nullptr) profile_->to_host(std::int64_t(count * sizeof(T)));
     }
-    void sync() { ZN_CUDA_TRY(cudaStreamSynchronize(stream_)); }
+    void sync() {
+        ZN_CUDA_TRY(cudaStreamSynchronize(stream_));
+        if (profile_ != nullptr) profile_->sync();
+    }
+    // The operations' profile under ZERONORM_CUDA_PROFILE (op_profile.hpp), else null.
+    OpProfile* profile() const { return profile_.get(); }
     // True when every entry of m is finite (one device pass).
     bool all_finite(const DeviceMatrix& m);
     // Grow-only scratch kept across calls, for the scaled copies of scaled_gram_batch: a fresh
@@ -231,6 +240,27 @@ private:
     std::unique_ptr<SmoOps> smo_;
     std::unique_ptr<AromOps> arom_;
     std::unique_ptr<AlignmentOps> alignment_;
+    std::unique_ptr<OpProfile> profile_;  // under ZERONORM_CUDA_PROFILE
+};
+
+// A public operation's scope: its backend's device current for the call and, under
+// ZERONORM_CUDA_PROFILE, its wall time recorded under `op` (a string literal).
+class OpScope {
+public:
+    OpScope(const CudaBackend& backend, const char* op)
+        : guard_(backend.device()), profile_(backend.profile()) {
+        if (profile_ != nullptr) profile_->enter(op);
+    }
+    ~OpScope() {
+        if (profile_ != nullptr) profile_->leave(clock_.seconds());
+    }
+    OpScope(const OpScope&) = delete;
+    OpScope& operator=(const OpScope&) = delete;
+
+private:
+    DeviceGuard guard_;
+    OpProfile* profile_;
+    Stopwatch clock_;
 };
 
 }  // namespace zeronorm::cuda_detail

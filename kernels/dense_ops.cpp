@@ -11,7 +11,7 @@ namespace zeronorm::cuda_detail {
 
 void CudaBackend::gemm(bool trans_a, bool trans_b, double alpha, const DeviceMatrix& A,
                        const DeviceMatrix& B, double beta, DeviceMatrix& C) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "gemm");
     const Index k = detail::check_gemm(trans_a, trans_b, A, B, C);
     const Index m = C.rows();
     const Index n = C.cols();
@@ -37,7 +37,7 @@ void CudaBackend::gemm(bool trans_a, bool trans_b, double alpha, const DeviceMat
 // "kernel" of transform_gram_symmetric only copies the lower triangle to the upper one).
 void CudaBackend::syrk(bool trans, double alpha, const DeviceMatrix& A, double beta,
                        DeviceMatrix& C) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "syrk");
     const Index k = detail::check_syrk(trans, A, C);
     const Index n = C.rows();
     require_device_memory(A, "A", "syrk");
@@ -60,7 +60,7 @@ void CudaBackend::syrk(bool trans, double alpha, const DeviceMatrix& A, double b
 
 void CudaBackend::scale_rows_columns(DeviceMatrix& X, const Vector& row_scale,
                                      const Vector& col_scale, double diagonal_shift) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "scale_rows_columns");
     detail::check_scale_rows_columns(X, row_scale, col_scale);
     require_device_memory(X, "X", "scale_rows_columns");
     if (X.empty()) return;
@@ -78,7 +78,7 @@ void CudaBackend::scale_rows_columns(DeviceMatrix& X, const Vector& row_scale,
 // cuSOLVER potrf (lower); a factor diagonal that is not finite and
 // positive (e.g. from NaN input) counts as not positive definite.
 bool CudaBackend::cholesky_factor(DeviceMatrix& A) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "cholesky_factor");
     detail::check_square(A, "cholesky_factor");
     require_device_memory(A, "A", "cholesky_factor");
     const Index n = A.rows();
@@ -105,7 +105,7 @@ bool CudaBackend::cholesky_factor(DeviceMatrix& A) {
 
 void CudaBackend::triangular_solve(const DeviceMatrix& L, bool transpose, bool on_the_right,
                                    DeviceMatrix& B) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "triangular_solve");
     detail::check_triangular_solve(L, on_the_right, B);
     require_device_memory(L, "L", "triangular_solve");
     require_device_memory(B, "B", "triangular_solve");

@@ -9,7 +9,7 @@
 namespace zeronorm::cuda_detail {
 
 DeviceMatrix CudaBackend::select_columns(const DeviceMatrix& X, const IndexVector& cols) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "select_columns");
     require_device_memory(X, "X", "select_columns");
     detail::check_indices(cols, X.cols(), "select_columns", "column");
     const std::vector<i64> idx(cols.begin(), cols.end());
@@ -25,7 +25,7 @@ DeviceMatrix CudaBackend::select_columns(const DeviceMatrix& X, const IndexVecto
 }
 
 DeviceMatrix CudaBackend::select_rows(const DeviceMatrix& X, const IndexVector& rows) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "select_rows");
     require_device_memory(X, "X", "select_rows");
     detail::check_indices(rows, X.rows(), "select_rows", "row");
     const std::vector<i64> idx(rows.begin(), rows.end());
@@ -42,7 +42,7 @@ DeviceMatrix CudaBackend::select_rows(const DeviceMatrix& X, const IndexVector& 
 
 void CudaBackend::assign_columns(DeviceMatrix& X, const IndexVector& cols,
                                  const DeviceMatrix& source) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "assign_columns");
     detail::check_assign_columns(X, cols, source);
     require_device_memory(X, "X", "assign_columns");
     require_device_memory(source, "source", "assign_columns");
@@ -57,7 +57,7 @@ void CudaBackend::assign_columns(DeviceMatrix& X, const IndexVector& cols,
 // row indices cross to the device, not the P blocks.
 SplitBlocks CudaBackend::split_batch(const DeviceMatrix& X, const std::vector<IndexVector>& train_rows,
                                      const std::vector<IndexVector>& test_rows, bool standardize) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "split_batch");
     const auto [n, m] = detail::check_split_batch(X.rows(), train_rows, test_rows);
     require_device_memory(X, "X", "split_batch");
     const Index d = X.cols();
@@ -90,7 +90,7 @@ DeviceMatrix CudaBackend::gather_blocks(const DeviceMatrix& K, Index block_width
                                         const IndexVector& source,
                                         const std::vector<IndexVector>& rows,
                                         const std::vector<IndexVector>& cols) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "gather_blocks");
     const auto [r, c] = detail::check_gather_blocks(K, block_width, source, rows, cols);
     require_device_memory(K, "K", "gather_blocks");
     const Index Q = Index(source.size());
@@ -118,7 +118,7 @@ DeviceMatrix CudaBackend::gather_blocks(const DeviceMatrix& K, Index block_width
 void CudaBackend::gemm_batch(Index batch, bool trans_a, bool trans_b, double alpha,
                              const DeviceMatrix& A, const DeviceMatrix& B, double beta,
                              DeviceMatrix& C) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "gemm_batch");
     const detail::GemmBatchShape s = detail::check_gemm_batch(batch, trans_a, trans_b, A, B, C);
     require_device_memory(A, "A", "gemm_batch");
     require_device_memory(B, "B", "gemm_batch");

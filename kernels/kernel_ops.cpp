@@ -55,7 +55,7 @@ KernelParams kernel_params(const KernelSpec& spec) {
 DeviceMatrix CudaBackend::kernel_matrix(const KernelSpec& spec, const DeviceMatrix& A,
                                         const DeviceMatrix& B,
                                         const DeviceMatrix* feature_scale) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "kernel_matrix");
     detail::check_kernel_matrix(spec, A, B, feature_scale);
     const Index m = A.rows();
     const Index l = B.rows();
@@ -142,7 +142,7 @@ DeviceMatrix CudaBackend::kernel_matrix(const KernelSpec& spec, const DeviceMatr
 // reads the blocks in place.
 DeviceMatrix CudaBackend::scaled_gram_batch(const DeviceMatrix& A, const DeviceMatrix& B,
                                             const DeviceMatrix& Z, Precision precision) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "scaled_gram_batch");
     const Index d = detail::check_scaled_gram_batch(A, B, Z);
     require_device_memory(Z, "Z", "scaled_gram_batch");
     return gram_blocks(A, B, Z.data(), Z.cols(), d, precision);
@@ -150,7 +150,7 @@ DeviceMatrix CudaBackend::scaled_gram_batch(const DeviceMatrix& A, const DeviceM
 
 DeviceMatrix CudaBackend::gram_batch(Index batch, const DeviceMatrix& A, const DeviceMatrix& B,
                                      Precision precision) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "gram_batch");
     const Index d = detail::check_kernel_batch(batch, A, B, "gram_batch");
     return gram_blocks(A, B, nullptr, batch, d, precision);
 }
@@ -228,7 +228,7 @@ DeviceMatrix CudaBackend::gram_blocks(const DeviceMatrix& A, const DeviceMatrix&
 // sqrt(theta)-scaled copies; chi2, which has no GEMM form, is one launch per block.
 DeviceMatrix CudaBackend::kernel_batch(const KernelSpec& spec, Index batch, const DeviceMatrix& A,
                                        const DeviceMatrix& B) {
-    DeviceGuard guard(device_);
+    OpScope scope(*this, "kernel_batch");
     const Index d = detail::check_kernel_batch(batch, A, B);
     spec.validate(d);
     require_device_memory(A, "A", "kernel_batch");

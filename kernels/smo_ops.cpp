@@ -101,7 +101,7 @@ constexpr Index kFullKernelPoints = 20000;
 
 SmoResult CudaSmoOps::solve(const KernelSpec& spec, const DeviceMatrix& X, const Vector& y,
                             const SmoOptions& options, const Vector* warm_start) {
-    DeviceGuard guard(b_.device());
+    OpScope scope(b_, "smo.solve");
     options.validate();
     const Index n = X.rows();
     ZN_EXPECTS_DIM(y.size() == n, "solve_smo: X is " << detail::shape(X) << " but y has "
@@ -142,7 +142,7 @@ std::vector<SmoResult> CudaSmoOps::solve_batch(const DeviceMatrix& K, const Matr
                                                const Matrix* warm_start,
                                                const std::vector<char>& active,
                                                const SmoBatchTerms& terms) {
-    DeviceGuard guard(b_.device());
+    OpScope scope(b_, "smo.solve_batch");
     detail::check_smo_batch(K, Y, warm_start, active, terms, options);
     b_.require_device_memory(K, "K", "solve_smo_batch");
     const Index n = Y.rows();
@@ -170,7 +170,7 @@ std::vector<SmoResult> CudaSmoOps::solve_batch(const DeviceMatrix& K, const Matr
 SmoResult CudaSmoOps::solve_working_set(const DeviceMatrix& K, const Vector& y,
                                         const Vector& beta, const Vector& gradient,
                                         const SmoOptions& options) {
-    DeviceGuard guard(b_.device());
+    OpScope scope(b_, "smo.solve_working_set");
     detail::check_smo_working_set(K, y, beta, gradient, options);
     b_.require_device_memory(K, "K", "solve_smo_working_set");
     ZN_EXPECTS(y.size() <= INT_MAX, "solve_smo_working_set: q = " << y.size() << " is too large");
@@ -297,7 +297,7 @@ std::vector<SmoResult> CudaSmoOps::newton_finish_batch(const DeviceMatrix& K, co
                                                        const SmoOptions& options,
                                                        const std::vector<char>& open,
                                                        const SmoBatchTerms& terms) {
-    DeviceGuard guard(b_.device());
+    OpScope scope(b_, "smo.newton_finish_batch");
     detail::check_newton_finish_batch(K, Y, beta, options, open, terms);
     b_.require_device_memory(K, "K", "newton_finish_batch");
     const Index n = Y.rows();
