@@ -39,9 +39,13 @@ public:
         // Zeroed: the kernel writes each outcome's fields, not the padding between them.
         ZN_CUDA_TRY(cudaMemsetAsync(d_outcomes.get(), 0, flags.size() * sizeof(ScaleUpdateOutcome),
                                     b_.stream()));
-        cuda_detail::multiplicative_update_batch(Z.data(), W.data(), Z.rows(), P, d_flags.get(),
-                                                 prune_tolerance, normalized.data(), next.data(),
-                                                 d_outcomes.get(), b_.stream());
+        {
+            const LaunchTimer timer(b_, "multiplicative_update kernel");
+            cuda_detail::multiplicative_update_batch(Z.data(), W.data(), Z.rows(), P,
+                                                     d_flags.get(), prune_tolerance,
+                                                     normalized.data(), next.data(),
+                                                     d_outcomes.get(), b_.stream());
+        }
         std::vector<ScaleUpdateOutcome> outcomes(flags.size());
         b_.copy_to_host(outcomes.data(), d_outcomes.get(), outcomes.size());
         b_.sync();
@@ -80,8 +84,11 @@ public:
             const std::size_t scratch_bytes = descending_column_order_scratch(d, Q);
             DeviceBuffer<char> scratch(std::max<std::size_t>(scratch_bytes, 1), b_.memory());
             ZN_CUDA_TRY(cudaMemsetAsync(rows_out.get(), 0xFF, entries * sizeof(int), b_.stream()));
-            descending_column_order(G.data(), d, Q, keys.data(), rows_in.get(), rows_out.get(),
-                                    scratch.get(), scratch_bytes, b_.stream());
+            {
+                const LaunchTimer timer(b_, "top_rows sort");
+                descending_column_order(G.data(), d, Q, keys.data(), rows_in.get(),
+                                        rows_out.get(), scratch.get(), scratch_bytes, b_.stream());
+            }
             std::vector<int> top(static_cast<std::size_t>(r_max * Q));
             ZN_CUDA_TRY(cudaMemcpy2DAsync(top.data(), std::size_t(r_max) * sizeof(int),
                                           rows_out.get(), std::size_t(d) * sizeof(int),

@@ -222,6 +222,50 @@ CudaBackend::CudaBackend(int device) : device_(device) {
     }
 }
 
+cudaEvent_t CudaBackend::record_event() {
+    if (profile_ == nullptr) return nullptr;
+    cudaEvent_t event = nullptr;
+    ZN_CUDA_TRY(cudaEventCreate(&event));
+    const cudaError_t recorded = cudaEventRecord(event, stream_);
+    if (recorded != cudaSuccess) {
+        (void)cudaEventDestroy(event);
+        ZN_CUDA_TRY(recorded);
+    }
+    return event;
+}
+
+void CudaBackend::add_timing(const char* name, cudaEvent_t start, cudaEvent_t end) noexcept {
+    if (end == nullptr) {
+        (void)cudaEventDestroy(start);
+        return;
+    }
+    try {
+        timings_.push_back(Timing{name, start, end});
+    } catch (...) {
+        (void)cudaEventDestroy(start);
+        (void)cudaEventDestroy(end);
+    }
+}
+
+void CudaBackend::read_timings() noexcept {
+    for (const Timing& t : timings_) {
+        float ms = 0.0f;
+        if (cudaEventElapsedTime(&ms, t.start, t.end) == cudaSuccess)
+            profile_->kernel(t.name, 1e-3 * double(ms));
+        else
+            (void)cudaGetLastError();
+    }
+    destroy_timings();
+}
+
+void CudaBackend::destroy_timings() noexcept {
+    for (const Timing& t : timings_) {
+        (void)cudaEventDestroy(t.start);
+        (void)cudaEventDestroy(t.end);
+    }
+    timings_.clear();
+}
+
 CudaBackend::~CudaBackend() {
     release();
     if (profile_ != nullptr)
@@ -234,6 +278,8 @@ CudaBackend::~CudaBackend() {
 void CudaBackend::release() noexcept {
     on_device_quietly(device_, [this] {
         const bool synchronised = stream_ == nullptr || cudaStreamSynchronize(stream_) == cudaSuccess;
+        if (profile_ != nullptr && synchronised) read_timings();
+        destroy_timings();
         if (solver_ != nullptr) (void)cusolverDnDestroy(solver_);
         if (blas_ != nullptr) (void)cublasDestroy(blas_);
         return synchronised;

@@ -207,10 +207,17 @@ public:
     }
     void sync() {
         ZN_CUDA_TRY(cudaStreamSynchronize(stream_));
-        if (profile_ != nullptr) profile_->sync();
+        if (profile_ != nullptr) {
+            profile_->sync();
+            read_timings();
+        }
     }
     // The operations' profile under ZERONORM_CUDA_PROFILE (op_profile.hpp), else null.
     OpProfile* profile() const { return profile_.get(); }
+    // Under a profile, an event recorded on the stream now (else null), and a timed launch:
+    // the time between two such events, added to the profile under `name` at the next sync.
+    cudaEvent_t record_event();
+    void add_timing(const char* name, cudaEvent_t start, cudaEvent_t end) noexcept;
     // True when every entry of m is finite (one device pass).
     bool all_finite(const DeviceMatrix& m);
     // Grow-only scratch kept across calls, for the scaled copies of scaled_gram_batch: a fresh
@@ -219,6 +226,9 @@ public:
 
 private:
     void release() noexcept;
+    // The timed launches' device times, into the profile (the stream has synchronised).
+    void read_timings() noexcept;
+    void destroy_timings() noexcept;
     // scaled_gram_batch and gram_batch: z = Z's data (d x P) or null for unit scales.
     DeviceMatrix gram_blocks(const DeviceMatrix& A, const DeviceMatrix& B, const double* z,
                              Index P, Index d, Precision precision);
@@ -241,6 +251,37 @@ private:
     std::unique_ptr<AromOps> arom_;
     std::unique_ptr<AlignmentOps> alignment_;
     std::unique_ptr<OpProfile> profile_;  // under ZERONORM_CUDA_PROFILE
+    struct Timing {
+        const char* name;
+        cudaEvent_t start;
+        cudaEvent_t end;
+    };
+    std::vector<Timing> timings_;  // recorded, not yet read
+};
+
+// Under ZERONORM_CUDA_PROFILE, the device time of the launches enqueued in its scope, by CUDA
+// events on the backend's stream, under `name` (a string literal); nothing otherwise.
+class LaunchTimer {
+public:
+    LaunchTimer(CudaBackend& backend, const char* name)
+        : backend_(backend), name_(name), start_(backend.record_event()) {}
+    ~LaunchTimer() {
+        if (start_ == nullptr) return;
+        cudaEvent_t end = nullptr;
+        try {
+            end = backend_.record_event();
+        } catch (...) {
+            end = nullptr;  // the launch's own error is the one to report
+        }
+        backend_.add_timing(name_, start_, end);
+    }
+    LaunchTimer(const LaunchTimer&) = delete;
+    LaunchTimer& operator=(const LaunchTimer&) = delete;
+
+private:
+    CudaBackend& backend_;
+    const char* name_;
+    cudaEvent_t start_;
 };
 
 // A public operation's scope: its backend's device current for the call and, under

@@ -192,9 +192,12 @@ DeviceMatrix CudaBackend::gram_blocks(const DeviceMatrix& A, const DeviceMatrix&
         if (!symmetric) scale_columns_to_float(B.data(), l, d * P, z, Bs, stream_);
         const float one = 1.0f;
         const float zero = 0.0f;
-        ZN_CUBLAS_TRY(cublasSgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, bm, bl, bd, &one,
-                                                As, bm, m * d, Bs, bl, l * d, &zero, Kf, bm,
-                                                m * l, batch));
+        {
+            const LaunchTimer timer(*this, "gram gemm (float32)");
+            ZN_CUBLAS_TRY(cublasSgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, bm, bl, bd,
+                                                    &one, As, bm, m * d, Bs, bl, l * d, &zero, Kf,
+                                                    bm, m * l, batch));
+        }
         widen(Kf, K.data(), K.size(), stream_);
         sync();
         return K;
@@ -215,9 +218,12 @@ DeviceMatrix CudaBackend::gram_blocks(const DeviceMatrix& A, const DeviceMatrix&
     }
     const double one = 1.0;
     const double zero = 0.0;
-    ZN_CUBLAS_TRY(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, bm, bl, bd, &one, Ap,
-                                            bm, m * d, Bp, bl, l * d, &zero, K.data(), bm, m * l,
-                                            batch));
+    {
+        const LaunchTimer timer(*this, "gram gemm (float64)");
+        ZN_CUBLAS_TRY(cublasDgemmStridedBatched(blas_, CUBLAS_OP_N, CUBLAS_OP_T, bm, bl, bd, &one,
+                                                Ap, bm, m * d, Bp, bl, l * d, &zero, K.data(), bm,
+                                                m * l, batch));
+    }
     sync();
     return K;
 }

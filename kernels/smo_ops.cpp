@@ -243,7 +243,10 @@ std::vector<SmoResult> CudaSmoOps::launch_smo(const DeviceMatrix& K, const Matri
     batch.ridge = options.ridge;
     batch.tolerance = options.tolerance;
     batch.max_iterations = max_iterations;
-    smo_solve_batch(batch, d_outcomes.get(), b_.limits(), b_.stream());
+    {
+        const LaunchTimer timer(b_, "smo kernel");
+        smo_solve_batch(batch, d_outcomes.get(), b_.limits(), b_.stream());
+    }
 
     Matrix beta(n, P);
     Matrix G(n, P);
@@ -345,7 +348,10 @@ std::vector<SmoResult> CudaSmoOps::newton_finish_batch(const DeviceMatrix& K, co
     batch.C = options.C;
     batch.ridge = options.ridge;
     batch.tolerance = options.tolerance;
-    cuda_detail::newton_finish_batch(batch, b_.limits(), b_.stream());
+    {
+        const LaunchTimer timer(b_, "newton_finish kernel");
+        cuda_detail::newton_finish_batch(batch, b_.limits(), b_.stream());
+    }
     Matrix solved(n, P), G(n, P);
     std::vector<int> finished(flags.size());
     b_.copy_to_host(solved.data(), d_beta.get(), total);

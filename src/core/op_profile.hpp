@@ -2,8 +2,9 @@
 // record the wall time of each public operation (outermost calls only, so the rows add up to
 // the time spent in the backend; every operation synchronises before it returns, so its wall
 // time holds its kernels, library calls and transfers), the bytes it moved each way and the
-// stream synchronisations, and print the table to stderr when the backend is destroyed. Not
-// installed; header-only, for the CUDA module and the tests.
+// stream synchronisations, and the device time of its main kernels (CUDA events around their
+// launches, inside those operations), and print the tables to stderr when the backend is
+// destroyed. Not installed; header-only, for the CUDA module and the tests.
 #pragma once
 
 #include <algorithm>
@@ -42,7 +43,15 @@ public:
     void to_device(std::int64_t bytes) { row_now().bytes_to_device += bytes; }
     void to_host(std::int64_t bytes) { row_now().bytes_to_host += bytes; }
 
+    // A kernel's launch took `seconds` of device time.
+    void kernel(const std::string& name, double seconds) {
+        Row& row = kernels_[name];
+        ++row.calls;
+        row.seconds += seconds;
+    }
+
     const std::map<std::string, Row>& rows() const { return rows_; }
+    const std::map<std::string, Row>& kernels() const { return kernels_; }
 
     // One line per operation, the most time first, then the total.
     std::string table(const std::string& title) const {
@@ -69,6 +78,19 @@ public:
                         fixed(double(row.bytes_to_device) / 1e6, 2),
                         fixed(double(row.bytes_to_host) / 1e6, 2));
         }
+        if (kernels_.empty()) return out;
+        std::vector<std::pair<std::string, Row>> launches(kernels_.begin(), kernels_.end());
+        std::stable_sort(launches.begin(), launches.end(), [](const auto& a, const auto& b) {
+            return a.second.seconds > b.second.seconds;
+        });
+        out += "device time of the timed launches (inside the operations above):\n";
+        out += line("kernel", "launches", "seconds", "us/launch", "of all", "", "", "");
+        for (const auto& [name, row] : launches) {
+            const double share = total.seconds > 0.0 ? row.seconds / total.seconds : 0.0;
+            out += line(name, std::to_string(row.calls), fixed(row.seconds, 4),
+                        fixed(row.calls > 0 ? 1e6 * row.seconds / double(row.calls) : 0.0, 1),
+                        fixed(100.0 * share, 1) + "%", "", "", "");
+        }
         return out;
     }
 
@@ -93,6 +115,7 @@ private:
     }
 
     std::map<std::string, Row> rows_;
+    std::map<std::string, Row> kernels_;
     std::string current_;
     int depth_ = 0;
 };

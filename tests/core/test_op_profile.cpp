@@ -64,5 +64,31 @@ TEST(OpProfile, TableListsTheMostTimeFirstThenTheTotal) {
     EXPECT_NE(lines[4].find("100.0%"), std::string::npos);
 }
 
+TEST(OpProfile, KernelTimesAreListedApartFromTheOperations) {
+    OpProfile profile;
+    profile.enter("smo.solve_batch");
+    profile.kernel("smo kernel", 0.5);
+    profile.kernel("smo kernel", 0.25);
+    profile.kernel("newton_finish kernel", 0.05);
+    profile.leave(1.0);
+    EXPECT_EQ(profile.rows().size(), 1u);
+    const OpProfile::Row& smo = profile.kernels().at("smo kernel");
+    EXPECT_EQ(smo.calls, 2);
+    EXPECT_DOUBLE_EQ(smo.seconds, 0.75);
+    const std::string table = profile.table("title");
+    const std::size_t section = table.find("device time of the timed launches");
+    ASSERT_NE(section, std::string::npos);
+    EXPECT_LT(table.find("total"), section);  // the operations' total is not the kernels'
+    const std::size_t smo_line = table.find("smo kernel", section);
+    ASSERT_NE(smo_line, std::string::npos);
+    EXPECT_LT(smo_line, table.find("newton_finish kernel", section));  // most time first
+    EXPECT_NE(table.find("75.0%", smo_line), std::string::npos);       // of the 1 s in all
+    // Without timed launches there is no such section.
+    OpProfile plain;
+    plain.enter("gemm");
+    plain.leave(0.1);
+    EXPECT_EQ(plain.table("t").find("device time"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace zeronorm
