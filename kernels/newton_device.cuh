@@ -199,14 +199,8 @@ ZN_HD int newton_finish_block(Block& block, const NewtonDeviceProblem& p) {
             });
         }
 
-        // nu from y'beta = delta: y_F'(a - nu b) + C y_U'1 = delta (a = rhs, b = rhs_y).
-        const bool not_finite = block.any([=](int tid, int threads) {
-            bool bad = false;
-            for (int i = tid; i < n; i += threads)
-                if (p.side[i] == kNewtonFree) bad = bad || !isfinite(p.rhs[i]) || !isfinite(p.rhs_y[i]);
-            return bad;
-        });
-        if (not_finite) return kNewtonOpen;
+        // nu from y'beta = delta: y_F'(a - nu b) + C y_U'1 = delta (a = rhs, b = rhs_y). A
+        // non-finite entry of a or b makes its sum non-finite.
         const double ya = block.sum([=](int tid, int threads) {
             double sum = 0.0;
             for (int i = tid; i < n; i += threads)
@@ -224,35 +218,30 @@ ZN_HD int newton_finish_block(Block& block, const NewtonDeviceProblem& p) {
             for (int i = tid; i < n; i += threads) sum += p.y[i] * p.beta[i];
             return sum;
         });
-        if (!(fabs(yb) > 0.0)) return kNewtonOpen;
+        if (!isfinite(ya) || !isfinite(yb) || !(fabs(yb) > 0.0)) return kNewtonOpen;
         const double nu = (ya + y_bounds - p.delta) / yb;
 
-        // beta_F = a - nu b; the variables that leave the box go to the bound they crossed.
-        const bool step_not_finite = block.any([=](int tid, int threads) {
-            bool bad = false;
-            for (int i = tid; i < n; i += threads)
-                if (p.side[i] == kNewtonFree) bad = bad || !isfinite(p.rhs[i] - nu * p.rhs_y[i]);
-            return bad;
-        });
-        if (step_not_finite) return kNewtonOpen;
-        const bool left_box = block.any([=](int tid, int threads) {
-            bool left = false;
+        // beta_F = a - nu b; the variables that leave the box go to the bound they crossed. The
+        // step's worst entry over the block: inside the box, left it, or not finite.
+        constexpr double kInside = 0.0, kLeftBox = 1.0, kNotFinite = 2.0;
+        const double step = block.max([=](int tid, int threads) {
+            double worst = kInside;
             for (int i = tid; i < n; i += threads) {
                 if (p.side[i] != kNewtonFree) continue;
                 const double v = p.rhs[i] - nu * p.rhs_y[i];
-                if (v <= 0.0) {
-                    p.side[i] = kNewtonLower;
-                    left = true;
-                } else if (v >= C) {
-                    p.side[i] = kNewtonUpper;
-                    left = true;
+                if (!isfinite(v)) {
+                    worst = kNotFinite;
+                } else if (v <= 0.0 || v >= C) {
+                    p.side[i] = v <= 0.0 ? kNewtonLower : kNewtonUpper;
+                    worst = fmax(worst, kLeftBox);
                 } else {
                     p.beta[i] = v;
                 }
             }
-            return left;
+            return worst;
         });
-        if (left_box) continue;
+        if (step == kNotFinite) return kNewtonOpen;
+        if (step == kLeftBox) continue;
 
         // The gradient Q beta + p (into rhs) and the KKT gap.
         block.each([=](int tid, int threads) {

@@ -97,7 +97,7 @@ public:
                                     &result);
     }
     template <class F>
-    __device__ SmoStep step(F f) {
+    __device__ SmoStep single(F f) {
         __shared__ SmoStep slot;
         if (threadIdx.x == 0) slot = f();
         problem_sync<Threads>();

@@ -224,7 +224,7 @@ ZN_HD inline void smo_update_gradient_thread(const SmoDeviceProblem& p, int i, i
 //   each(f)              f(tid, threads) on every thread
 //   select(f, identity)  the smo_combine of f(tid, threads) over the threads (SmoSelectI or
 //                        SmoSelectJ), to every thread
-//   step(f)              f() (an SmoStep) on thread 0 alone, its value to every thread
+//   single(f)            f() (an SmoStep) on thread 0 alone, its value to every thread
 // Every branch depends on block-wide values alone, so the threads stay together.
 template <class Block>
 ZN_HD SmoDeviceOutcome smo_solve_block(Block& block, const SmoDeviceProblem& p) {
@@ -244,7 +244,7 @@ ZN_HD SmoDeviceOutcome smo_solve_block(Block& block, const SmoDeviceProblem& p) 
         out.j = sj.j;
         out.status = smo_stop_status(p, si, sj, out.iterations);
         if (out.status != kSmoRunning) return out;
-        const SmoStep step = block.step([=] { return smo_update_pair(p, si.i, sj.j); });
+        const SmoStep step = block.single([=] { return smo_update_pair(p, si.i, sj.j); });
         block.each([=](int tid, int threads) {
             smo_update_gradient_thread(p, si.i, sj.j, step, tid, threads);
         });

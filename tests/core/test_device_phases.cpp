@@ -1,6 +1,6 @@
 // The host-runnable phases of the CUDA kernels (kernels/smo_device.cuh, kernels/
-// kernel_functions.cuh, kernels/newton_device.cuh), run here thread by thread and block by block, with a barrier between
-// phases as the kernels place them, against the test reference. The device logic is checked on
+// kernel_functions.cuh, kernels/newton_device.cuh), run here thread by thread and block by
+// block, with a barrier between phases as the kernels place them, against the test reference. The device logic is checked on
 // every build, with or without a GPU; the CUDA tests then check that the kernels run these
 // phases as written.
 #include <gtest/gtest.h>
@@ -42,20 +42,12 @@ public:
         for (int k = 0; k < threads_; ++k) f(tid(k), threads_);
     }
     template <class F>
-    double single(F f) {
-        return f();
-    }
-    template <class F>
-    cd::SmoStep step(F f) {
+    auto single(F f) {
         return f();
     }
     template <class F, class T>
     T select(F f, T identity) {
-        std::vector<T> values(std::size_t(threads_), identity);
-        for (int k = 0; k < threads_; ++k) values[std::size_t(tid(k))] = f(tid(k), threads_);
-        T result = identity;
-        for (const T& v : values) result = cd::smo_combine(result, v);
-        return result;
+        return fold(f, identity, [](const T& a, const T& b) { return cd::smo_combine(a, b); });
     }
     template <class F>
     double sum(F f) {
@@ -78,12 +70,12 @@ public:
 
 private:
     int tid(int k) const { return descending_ ? threads_ - 1 - k : k; }
-    template <class F, class Op>
-    double fold(F f, double identity, Op op) {
-        std::vector<double> values(std::size_t(threads_), identity);
+    template <class F, class T, class Op>
+    T fold(F f, T identity, Op op) {
+        std::vector<T> values(std::size_t(threads_), identity);
         for (int k = 0; k < threads_; ++k) values[std::size_t(tid(k))] = f(tid(k), threads_);
-        double result = identity;
-        for (const double v : values) result = op(result, v);
+        T result = identity;
+        for (const T& v : values) result = op(result, v);
         return result;
     }
 
