@@ -11,6 +11,7 @@
 #include "core/thread_pool.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/ops/alignment_ops.hpp"
+#include "zeronorm/core/ops/rfe_ops.hpp"
 #include "zeronorm/core/ops/arom_ops.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
 #include "zeronorm/core/preprocess.hpp"
@@ -45,7 +46,8 @@ DeviceMatrix allocate_host(Index rows, Index cols) {
 }
 
 CpuBackend::CpuBackend(bool single_blas_thread)
-    : smo_(make_smo_ops()), arom_(make_arom_ops()), alignment_(make_alignment_ops()) {
+    : smo_(make_smo_ops()), arom_(make_arom_ops()), alignment_(make_alignment_ops()),
+      rfe_(make_rfe_ops()) {
     if (single_blas_thread) one_blas_thread_ = std::make_unique<SingleThreadedBlas>();
 }
 CpuBackend::~CpuBackend() = default;

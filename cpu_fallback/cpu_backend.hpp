@@ -2,7 +2,7 @@
 // views of its host memory, and the constructors of its operation sets. The core primitives are
 // defined by group in cpu_backend.cpp (memory, gathers, batches), dense_ops.cpp (dense linear
 // algebra) and kernel_ops.cpp (kernel matrices); the operation sets in smo_ops.cpp,
-// arom_ops.cpp and alignment_ops.cpp.
+// arom_ops.cpp, alignment_ops.cpp and rfe_ops.cpp.
 #pragma once
 
 #include <memory>
@@ -36,6 +36,7 @@ Matrix chi2_kernel(double gamma, const Eigen::Ref<const Matrix>& A,
 std::unique_ptr<SmoOps> make_smo_ops();
 std::unique_ptr<AromOps> make_arom_ops();
 std::unique_ptr<AlignmentOps> make_alignment_ops();
+std::unique_ptr<RfeOps> make_rfe_ops();
 
 class CpuBackend final : public Backend {
 public:
@@ -50,6 +51,7 @@ public:
     SmoOps& smo() override { return *smo_; }
     AromOps& arom() override { return *arom_; }
     AlignmentOps& alignment() override { return *alignment_; }
+    RfeOps& rfe() override { return *rfe_; }
 
     DeviceMatrix allocate(Index rows, Index cols) override { return allocate_host(rows, cols); }
     DeviceMatrix upload(const Matrix& host) override;
@@ -92,6 +94,7 @@ private:
     std::unique_ptr<SmoOps> smo_;
     std::unique_ptr<AromOps> arom_;
     std::unique_ptr<AlignmentOps> alignment_;
+    std::unique_ptr<RfeOps> rfe_;
     std::unique_ptr<SingleThreadedBlas> one_blas_thread_;
 };
 

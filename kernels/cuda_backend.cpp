@@ -18,6 +18,7 @@
 #include "cuda_context.hpp"
 #include "zeronorm/core/cuda_compatibility.hpp"
 #include "zeronorm/core/ops/alignment_ops.hpp"
+#include "zeronorm/core/ops/rfe_ops.hpp"
 #include "zeronorm/core/ops/arom_ops.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
 
@@ -212,6 +213,7 @@ CudaBackend::CudaBackend(int device) : device_(device) {
         smo_ = make_smo_ops(*this);
         arom_ = make_arom_ops(*this);
         alignment_ = make_alignment_ops(*this);
+        rfe_ = make_rfe_ops(*this);
     } catch (...) {
         release();
         throw;

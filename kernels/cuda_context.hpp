@@ -10,7 +10,8 @@
 // (the context, memory, the module entry), dense_ops.cpp (dense linear algebra),
 // kernel_ops.cpp (kernel matrices, kernel_matrix.cu), gather_ops.cpp (gathers, splits and
 // batched GEMMs, elementwise.cu), smo_ops.cpp (SMO and the Newton finish, smo.cu and
-// newton.cu), arom_ops.cpp (scale_update.cu) and alignment_ops.cpp (alignment.cu).
+// newton.cu), arom_ops.cpp (scale_update.cu), alignment_ops.cpp (alignment.cu) and
+// rfe_ops.cpp (elimination.cu).
 #pragma once
 
 #include <cublas_v2.h>
@@ -122,6 +123,7 @@ class CudaBackend;
 std::unique_ptr<SmoOps> make_smo_ops(CudaBackend& backend);
 std::unique_ptr<AromOps> make_arom_ops(CudaBackend& backend);
 std::unique_ptr<AlignmentOps> make_alignment_ops(CudaBackend& backend);
+std::unique_ptr<RfeOps> make_rfe_ops(CudaBackend& backend);
 
 class CudaBackend final : public Backend {
 public:
@@ -144,6 +146,7 @@ public:
     SmoOps& smo() override { return *smo_; }
     AromOps& arom() override { return *arom_; }
     AlignmentOps& alignment() override { return *alignment_; }
+    RfeOps& rfe() override { return *rfe_; }
 
     DeviceMatrix allocate(Index rows, Index cols) override;
     DeviceMatrix upload(const Matrix& host) override;
@@ -250,6 +253,7 @@ private:
     std::unique_ptr<SmoOps> smo_;
     std::unique_ptr<AromOps> arom_;
     std::unique_ptr<AlignmentOps> alignment_;
+    std::unique_ptr<RfeOps> rfe_;
     std::unique_ptr<OpProfile> profile_;  // under ZERONORM_CUDA_PROFILE
     struct Timing {
         const char* name;

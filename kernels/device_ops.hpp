@@ -88,6 +88,20 @@ void descending_column_order(const double* G, i64 d, i64 Q, double* keys_out, in
                              int* rows_out, void* scratch, std::size_t scratch_bytes,
                              cudaStream_t stream);
 
+// ---- elimination.cu --------------------------------------------------------------------------
+// RfeOps::eliminate_batch's steps for Q splits of r alive features (r * Q <= INT_MAX).
+
+// keys (total entries) = W^2 entrywise, NaN as -1 (sorted last by descending_column_order).
+void criterion_keys(const double* W, i64 total, double* keys, cudaStream_t stream);
+// The positions first_position + k (k < r Q) of the rows not eliminated, ascending: `order`
+// (r x Q ints) holds each column's rows in descending order of the criterion, its last `remove`
+// eliminated. flags (r Q chars) is scratch, positions receives (r - remove) Q entries and count
+// (device) their number; scratch of survivor_positions_scratch(r Q) bytes. CUB's DeviceSelect.
+std::size_t survivor_positions_scratch(i64 total);
+void survivor_positions(const int* order, i64 r, i64 Q, i64 remove, i64 first_position,
+                        char* flags, i64* positions, int* count, void* scratch,
+                        std::size_t scratch_bytes, cudaStream_t stream);
+
 // ---- alignment.cu ----------------------------------------------------------------------------
 // The passes of AlignmentOps::weighted_kernel_sum_batch for P weight vectors (Theta d x P) over
 // X (n x d) and the pair weights Y (n x n); blocks of a batch side by side, column-major.

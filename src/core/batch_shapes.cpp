@@ -195,6 +195,18 @@ void check_top_rows(const DeviceMatrix& S, const IndexVector& columns, const Ind
     }
 }
 
+void check_eliminate_batch(const DeviceMatrix& X, const DeviceMatrix& W, Index remove,
+                           Index report_from) {
+    const Index r = W.rows();
+    ZN_EXPECTS_DIM(X.cols() == r * W.cols(),
+                   "eliminate_batch: X has " << X.cols() << " columns, not " << r << " per split for "
+                                             << W.cols() << " splits");
+    ZN_EXPECTS(remove >= 0 && remove <= r,
+               "eliminate_batch: remove = " << remove << " is outside 0.." << r);
+    ZN_EXPECTS(report_from >= 0 && report_from <= r - remove,
+               "eliminate_batch: report_from = " << report_from << " is outside 0.." << r - remove);
+}
+
 void check_smo_terms(const char* where, Index n, Index P, const SmoBatchTerms& terms) {
     ZN_EXPECTS_DIM((terms.p.size() == 0 || (terms.p.rows() == n && terms.p.cols() == P)) &&
                        (terms.delta.size() == 0 || terms.delta.size() == P),

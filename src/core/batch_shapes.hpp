@@ -56,6 +56,11 @@ void check_multiplicative_update_batch(const DeviceMatrix& Z, const DeviceMatrix
 // 0..S.rows().
 void check_top_rows(const DeviceMatrix& S, const IndexVector& columns, const IndexVector& counts);
 
+// eliminate_batch's operands: X with W.rows() columns per column of W, 0 <= remove <= r and
+// 0 <= report_from <= r - remove (r = W.rows()).
+void check_eliminate_batch(const DeviceMatrix& X, const DeviceMatrix& W, Index remove,
+                           Index report_from);
+
 // newton_finish_batch's operands: K (n x n P), Y (+-1 in the open problems) and beta (n x P,
 // finite, within [0, C]), open with P flags, the terms as check_smo_terms; C finite and > 0,
 // ridge >= 0.

@@ -13,6 +13,7 @@
 #include "solvers/dense_dual.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/ops/arom_ops.hpp"
+#include "zeronorm/core/ops/rfe_ops.hpp"
 #include "zeronorm/solvers/svm.hpp"
 
 namespace zeronorm::detail {
@@ -233,10 +234,11 @@ std::vector<Ranking> run_paths(Backend& backend, const SplitBatch& c,
 }
 
 // Every split's linear RFE, in lockstep (the schedule of alive counts is the same for all):
-// per round the alive columns of every split cut from the previous round's blocks (one
-// select_columns), one scaled_gram_batch, one solve_dense_dual_batch warm-started from the
-// previous round, one gemm_batch for W = X_alive'(beta .* y), and each split's elimination on
-// host threads from its column of W.
+// per round one gram_batch over every split's alive columns, one solve_dense_dual_batch
+// warm-started from the previous round, one gemm_batch for W = X_alive'(beta .* y), and one
+// RfeOps::eliminate_batch that orders each split's criterion w^2 on the backend, hands the
+// eliminated features to the host (each split's elimination on host threads) and gathers the
+// survivors' columns for the next round.
 std::vector<Ranking> run_rfe(Backend& backend, const SplitBatch& c,
                              const SelectionEvaluationOptions& options,
                              const IndexVector& counts_desc, BatchPhaseSeconds& phases) {
@@ -247,28 +249,14 @@ std::vector<Ranking> run_rfe(Backend& backend, const SplitBatch& c,
                                      RfeElimination(d, counts_desc, sel.rfe_fraction));
     const SmoOptions inner = dual_options(sel.smo, sel.C, sel.ridge);
     Matrix beta = Matrix::Zero(n, P);  // warm starts
-    DeviceMatrix narrowed;  // from the second round: every split's alive columns, side by side
-    // The original columns of each split's block.
-    std::vector<IndexVector> held(static_cast<std::size_t>(P));
+    DeviceMatrix X = c.blocks.train;   // every split's alive columns, side by side
     std::int64_t rounds = 0;
     while (runs.front().running()) {
         const Index r = Index(runs.front().alive().size());
+        const RfeElimination::Step step = runs.front().step();
         for (const RfeElimination& e : runs)
             ZN_EXPECTS(e.running() && Index(e.alive().size()) == r,
                        "batched RFE: the splits left lockstep");
-        if (rounds > 0) {
-            // Each split's alive columns within the block it had last round (both ascending).
-            IndexVector positions(std::size_t(r * P));
-            parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
-                const IndexVector& before = held[p];
-                const Index offset = Index(p) * Index(before.size());
-                const IndexVector within = positions_within(before, runs[p].alive());
-                for (std::size_t k = 0; k < within.size(); ++k)
-                    positions[p * std::size_t(r) + k] = offset + within[k];
-            });
-            narrowed = backend.select_columns(rounds == 1 ? c.blocks.train : narrowed, positions);
-        }
-        const DeviceMatrix& X = rounds > 0 ? narrowed : c.blocks.train;
         const DeviceMatrix K = backend.gram_batch(P, X, X, options.gram_precision);
         clock.lap(phases.gram);
         const std::vector<SmoResult> duals =
@@ -277,15 +265,14 @@ std::vector<Ranking> run_rfe(Backend& backend, const SplitBatch& c,
         for (Index p = 0; p < P; ++p)
             if (duals[std::size_t(p)].status == Status::Success)
                 beta.col(p) = duals[std::size_t(p)].beta;
-        const Matrix W =
-            backend.download(dual_weights(backend, P, X, dual_coefficients(duals, c.y_train)));
+        const DeviceMatrix W = dual_weights(backend, P, X, dual_coefficients(duals, c.y_train));
         clock.lap(phases.weights);
+        EliminationBatch eliminated = backend.rfe().eliminate_batch(
+            X, W, step.remove, step.last ? 0 : r - step.remove, !step.last);
         parallel_for(std::size_t(P), options.threads, [&](std::size_t p) {
-            held[p] = runs[p].alive();
-            const SmoResult& dual = duals[p];
-            runs[p].advance(
-                {W.col(Index(p)).array().square().matrix(), -dual.objective, dual.status});
+            runs[p].eliminate(eliminated.order_tail[p], -duals[p].objective, duals[p].status);
         });
+        if (!step.last) X = std::move(eliminated.survivors);
         ++rounds;
         clock.lap(phases.paths);
     }

@@ -266,6 +266,17 @@ IndexVector order_descending_first(const Vector& values, Index r) {
     return order;
 }
 
+IndexVector order_descending_last(const Vector& values, Index r) {
+    IndexVector order(static_cast<std::size_t>(values.size()));
+    std::iota(order.begin(), order.end(), Index(0));
+    const auto last = std::min<std::size_t>(order.size(), std::size_t(std::max<Index>(r, 0)));
+    const DescendingOrder before{values};
+    const auto begin = order.end() - std::ptrdiff_t(last);
+    if (begin != order.begin()) std::nth_element(order.begin(), begin, order.end(), before);
+    std::sort(begin, order.end(), before);
+    return IndexVector(begin, order.end());
+}
+
 namespace {
 
 // Weston-Watkins: one M-SVM (final_C, final_ridge) on the selected original columns, stored as

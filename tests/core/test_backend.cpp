@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -12,6 +13,7 @@
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/kernel.hpp"
 #include "zeronorm/core/ops/arom_ops.hpp"
+#include "zeronorm/core/ops/rfe_ops.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
 #include "zeronorm/core/preprocess.hpp"
 
@@ -581,6 +583,81 @@ TEST_P(BackendPrimitives, TopRowsArePrefixesOfTheStableDescendingOrder) {
     EXPECT_THROW(backend->arom().top_rows(Sd, {P}, {3}), InvalidArgument);
     EXPECT_THROW(backend->arom().top_rows(Sd, {0}, {d + 1}), InvalidArgument);
     EXPECT_THROW(backend->arom().top_rows(Sd, {0}, {-1}), InvalidArgument);
+}
+
+// RFE's elimination for a batch of splits: each split's order of w^2 (a plain stable sort,
+// NaN last) from report_from on, and its surviving columns in ascending order, on criteria with
+// ties (w and -w square alike), zeros of both signs, tiny w whose squares underflow to ties,
+// infinities and NaN; every remove from none to all.
+TEST_P(BackendPrimitives, EliminateBatchOrdersTheSquaredWeightsAndGathersTheSurvivors) {
+    ZN_SEED_TRACE();
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    std::mt19937_64 rng(test_seed() + 23);
+    std::uniform_int_distribution<int> level(0, 60);
+    std::normal_distribution<double> gauss;
+    const Index n = 7;
+    for (const Index r : {Index(1), Index(2), Index(37), Index(1029)}) {
+        const Index P = r > 100 ? 9 : 13;
+        Matrix W(r, P);
+        for (Index p = 0; p < P; ++p)
+            for (Index k = 0; k < r; ++k) {
+                const int l = level(rng);
+                W(k, p) = l < 8    ? (l % 2 ? -0.0 : 0.0)
+                          : l < 20 ? 0.25 * (l - 14)  // +-w ties
+                          : l < 24 ? (l % 2 ? 1e-170 : -3e-171)  // squares 0
+                          : l == 24 ? std::numeric_limits<double>::quiet_NaN()
+                          : l == 25 ? -std::numeric_limits<double>::infinity()
+                                    : gauss(rng);
+            }
+        const Matrix X = Matrix::NullaryExpr(n, r * P, [&] { return gauss(rng); });
+        const DeviceMatrix Xd = backend->upload(X), Wd = backend->upload(W);
+        for (const Index remove : {Index(0), Index(1), r / 2, r}) {
+            const Index kept = r - remove;
+            for (const Index report_from : {kept, Index(0), kept / 3}) {
+                for (const bool gather : {true, false}) {
+                    const EliminationBatch got =
+                        backend->rfe().eliminate_batch(Xd, Wd, remove, report_from, gather);
+                    ASSERT_EQ(got.order_tail.size(), std::size_t(P));
+                    const Matrix survivors =
+                        gather ? backend->download(got.survivors) : Matrix(n, 0);
+                    if (gather) {
+                        ASSERT_EQ(survivors.cols(), kept * P);
+                    }
+                    for (Index p = 0; p < P; ++p) {
+                        const Vector c = W.col(p).array().square();
+                        IndexVector order(static_cast<std::size_t>(r));
+                        std::iota(order.begin(), order.end(), Index(0));
+                        std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) {
+                            return !std::isnan(c[a]) && (std::isnan(c[b]) || c[a] > c[b]);
+                        });
+                        EXPECT_EQ(got.order_tail[std::size_t(p)],
+                                  IndexVector(order.begin() + report_from, order.end()))
+                            << "r " << r << ", remove " << remove << ", from " << report_from
+                            << ", split " << p;
+                        if (!gather) continue;
+                        IndexVector alive(order.begin(), order.begin() + kept);
+                        std::sort(alive.begin(), alive.end());
+                        for (Index k = 0; k < kept; ++k)
+                            ASSERT_EQ(survivors.col(p * kept + k),
+                                      X.col(p * r + alive[std::size_t(k)]))
+                                << "r " << r << ", split " << p << ", survivor " << k;
+                    }
+                }
+            }
+        }
+    }
+    const DeviceMatrix Xd = backend->upload(Matrix::Zero(2, 6)), Wd = backend->upload(Matrix::Ones(3, 2));
+    const EliminationBatch none =
+        backend->rfe().eliminate_batch(backend->upload(Matrix(2, 0)), backend->upload(Matrix(0, 2)), 0, 0, true);
+    EXPECT_EQ(none.order_tail, std::vector<IndexVector>(2));
+    EXPECT_EQ(none.survivors.rows(), 2);
+    EXPECT_EQ(none.survivors.cols(), 0);
+    EXPECT_THROW(backend->rfe().eliminate_batch(Xd, backend->upload(Matrix::Ones(2, 2)), 1, 1, true),
+                 DimensionMismatch);
+    EXPECT_THROW(backend->rfe().eliminate_batch(Xd, Wd, 4, 0, true), InvalidArgument);
+    EXPECT_THROW(backend->rfe().eliminate_batch(Xd, Wd, -1, 0, true), InvalidArgument);
+    EXPECT_THROW(backend->rfe().eliminate_batch(Xd, Wd, 1, 3, true), InvalidArgument);
+    EXPECT_THROW(backend->rfe().eliminate_batch(Xd, Wd, 1, -1, true), InvalidArgument);
 }
 
 ZN_INSTANTIATE_FOR_BACKENDS_AND_REFERENCE(BackendPrimitives);

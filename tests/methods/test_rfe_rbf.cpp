@@ -109,6 +109,55 @@ TEST(RfeElimination, OrderIsTheStableSortOfEachRound) {
     }
 }
 
+// The round handed its order (as RfeOps::eliminate_batch hands it: the eliminated, or the whole
+// order in the last round) ranks as the round that orders its criterion; an order of the wrong
+// length, or with a position out of range or repeated, is refused.
+TEST(RfeElimination, EliminatingByAGivenOrderEqualsAdvancing) {
+    const std::uint64_t seed = test_seed();
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> level(0, 9);
+    const Index d = 90;
+    const IndexVector counts_desc{40, 11, 3};
+    for (const double fraction : {0.0, 0.5}) {
+        detail::RfeElimination advanced(d, counts_desc, fraction), given(d, counts_desc, fraction);
+        while (advanced.running()) {
+            ASSERT_TRUE(given.running());
+            ASSERT_EQ(given.alive(), advanced.alive());
+            detail::RfeRound scored;
+            scored.criterion = Vector::NullaryExpr(Index(advanced.alive().size()),
+                                                   [&] { return double(level(rng)); });
+            scored.objective = double(level(rng));
+            const detail::RfeElimination::Step step = given.step();
+            const IndexVector order = detail::order_descending(scored.criterion);
+            const IndexVector tail(step.last ? order.begin() : order.end() - step.remove,
+                                   order.end());
+            if (!step.last) {
+                IndexVector short_tail(tail.begin() + 1, tail.end());
+                EXPECT_THROW(given.eliminate(short_tail, 0.0, Status::Success), DimensionMismatch);
+            }
+            IndexVector repeated = tail, outside = tail;
+            if (repeated.size() > 1) {
+                repeated.back() = repeated.front();
+                EXPECT_THROW(given.eliminate(repeated, 0.0, Status::Success), InvalidArgument);
+            }
+            outside.back() = Index(advanced.alive().size());
+            EXPECT_THROW(given.eliminate(outside, 0.0, Status::Success), InvalidArgument);
+            advanced.advance(scored);
+            given.eliminate(tail, scored.objective, scored.status);
+        }
+        EXPECT_FALSE(given.running());
+        const detail::Ranking a = std::move(advanced).finish(), g = std::move(given).finish();
+        EXPECT_EQ(g.selected, a.selected) << "fraction " << fraction;
+        EXPECT_EQ(g.scores, a.scores);
+        ASSERT_EQ(g.trace.size(), a.trace.size());
+        for (std::size_t k = 0; k < a.trace.size(); ++k) {
+            EXPECT_EQ(g.trace[k].n_features, a.trace[k].n_features);
+            EXPECT_EQ(g.trace[k].objective, a.trace[k].objective);
+        }
+    }
+}
+
 TEST(RfeRbf, FindsTheFeaturesOfANonlinearProblem) {
     const std::uint64_t seed = test_seed();
     SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));

@@ -1,6 +1,7 @@
 #include "reference/reference_backend.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "core/batch_shapes.hpp"
@@ -9,6 +10,7 @@
 #include "solvers/dense_dual.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/ops/arom_ops.hpp"
+#include "zeronorm/core/ops/rfe_ops.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
 
 namespace zeronorm::reference {
@@ -189,6 +191,35 @@ public:
     }
 };
 
+// Each split's whole order by a stable sort (NaN last), cut; the survivors copied one by one.
+class ReferenceRfeOps final : public RfeOps {
+public:
+    EliminationBatch eliminate_batch(const DeviceMatrix& X, const DeviceMatrix& W, Index remove,
+                                     Index report_from, bool gather_survivors) override {
+        detail::check_eliminate_batch(X, W, remove, report_from);
+        const Matrix x = host(X), w = host(W);
+        const Index r = w.rows(), kept = r - remove;
+        EliminationBatch out;
+        Matrix survivors(x.rows(), kept * w.cols());
+        for (Index p = 0; p < w.cols(); ++p) {
+            const Vector criterion = w.col(p).array().square();
+            IndexVector order(static_cast<std::size_t>(r));
+            std::iota(order.begin(), order.end(), Index(0));
+            std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) {
+                const double va = criterion[a], vb = criterion[b];
+                return !std::isnan(va) && (std::isnan(vb) || va > vb);
+            });
+            out.order_tail.emplace_back(order.begin() + report_from, order.end());
+            IndexVector alive(order.begin(), order.begin() + kept);
+            std::sort(alive.begin(), alive.end());
+            for (Index k = 0; k < kept; ++k)
+                survivors.col(p * kept + k) = x.col(p * r + alive[std::size_t(k)]);
+        }
+        if (gather_survivors) out.survivors = store(survivors);
+        return out;
+    }
+};
+
 class ReferenceAlignmentOps final : public AlignmentOps {
 public:
     std::vector<double> weighted_kernel_sum_batch(const AlignmentKernelSpec& spec,
@@ -243,6 +274,7 @@ public:
     SmoOps& smo() override { return smo_; }
     AromOps& arom() override { return arom_; }
     AlignmentOps& alignment() override { return alignment_; }
+    RfeOps& rfe() override { return rfe_; }
 
     BackendKind kind() const override { return BackendKind::Cpu; }
     std::string description() const override { return "reference (plain loops, exact duals)"; }
@@ -366,6 +398,7 @@ private:
     ReferenceSmoOps smo_;
     ReferenceAromOps arom_;
     ReferenceAlignmentOps alignment_;
+    ReferenceRfeOps rfe_;
 };
 
 }  // namespace

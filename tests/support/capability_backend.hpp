@@ -43,6 +43,7 @@ public:
     SmoOps& smo() override { return inner_->smo(); }
     AromOps& arom() override { return inner_->arom(); }
     AlignmentOps& alignment() override { return inner_->alignment(); }
+    RfeOps& rfe() override { return inner_->rfe(); }
 
     DeviceMatrix allocate(Index rows, Index cols) override { return inner_->allocate(rows, cols); }
     DeviceMatrix upload(const Matrix& host) override { return inner_->upload(host); }

@@ -23,6 +23,7 @@ class Backend;
 class SmoOps;   // zeronorm/ops/smo_ops.hpp
 class AromOps;  // zeronorm/ops/arom_ops.hpp
 class AlignmentOps;  // zeronorm/ops/alignment_ops.hpp
+class RfeOps;  // zeronorm/ops/rfe_ops.hpp
 
 // Arithmetic of a product: Float32 rounds the operands to single precision and accumulates in
 // single precision (about 7 significant digits, half the memory traffic, and on GPUs up to twice
@@ -92,10 +93,12 @@ public:
 
     // ---- operation sets --------------------------------------------------------------------
     // The solver families' merged steps on this backend's memory, owned by the backend (valid
-    // while it lives): SMO and its Newton finish, the AROM update, the alignment sums.
+    // while it lives): SMO and its Newton finish, the AROM update, the alignment sums, the RFE
+    // elimination.
     virtual SmoOps& smo() = 0;
     virtual AromOps& arom() = 0;
     virtual AlignmentOps& alignment() = 0;
+    virtual RfeOps& rfe() = 0;
 
     // ---- memory ----------------------------------------------------------------------------
     // Uninitialised rows x cols matrix (the CUDA backend fills it with NaN as poison in debug

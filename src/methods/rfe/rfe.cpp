@@ -30,26 +30,10 @@ RfeElimination::RfeElimination(Index d, IndexVector counts_desc, double fraction
     for (Index j = 0; j < d; ++j) alive_[std::size_t(j)] = j;
 }
 
-void RfeElimination::advance(const RfeRound& scored) {
-    ZN_EXPECTS(running_, "RfeElimination::advance: the elimination has ended");
+RfeElimination::Step RfeElimination::step() const {
     const Index r_min = counts_desc_.back();
-    if (scored.status != Status::Success) out_.status = Status::NumericalIssue;
-    const double objective = scored.objective;
-    out_.iterations = round_;
-
     const Index remaining = Index(alive_.size());
-    // Positions best first (order_descending's order of the criterion). Only the removed are
-    // put in full order, and the survivors only when they are the last ones.
-    const DescendingOrder better{scored.criterion};
-    IndexVector order(static_cast<std::size_t>(remaining));
-    std::iota(order.begin(), order.end(), Index(0));
-    if (remaining == r_min) {
-        std::sort(order.begin(), order.end(), better);
-        for (Index p : order) survivors_ranked_.push_back(alive_[std::size_t(p)]);
-        out_.trace.push_back({remaining, objective, 0.0});
-        running_ = false;
-        return;
-    }
+    if (remaining == r_min) return {0, true};
     // How many to remove: never past the next requested count below `remaining`.
     Index next_count = r_min;
     for (Index c : counts_desc_)
@@ -61,27 +45,56 @@ void RfeElimination::advance(const RfeRound& scored) {
     if (fraction_ > 0)
         remove = std::max<Index>(1, Index(std::floor(fraction_ * double(remaining))));
     remove = std::min(remove, remaining - next_count);
+    return {remove, remaining - remove == r_min};
+}
 
-    const auto kept_end = order.begin() + (remaining - remove);
-    std::nth_element(order.begin(), kept_end, order.end(), better);
-    std::sort(kept_end, order.end(), better);
-    IndexVector removed;
-    for (auto it = kept_end; it != order.end(); ++it) removed.push_back(alive_[std::size_t(*it)]);
-    eliminated_rounds_.push_back(removed);
+void RfeElimination::advance(const RfeRound& scored) {
+    ZN_EXPECTS(running_, "RfeElimination::advance: the elimination has ended");
+    ZN_EXPECTS_DIM(scored.criterion.size() == Index(alive_.size()),
+                   "RfeElimination::advance: " << scored.criterion.size() << " criteria for "
+                                               << alive_.size() << " features");
+    // Only the removed are put in full order, and the survivors only when they are the last.
+    const Step s = step();
+    eliminate(s.last ? order_descending(scored.criterion)
+                     : order_descending_last(scored.criterion, s.remove),
+              scored.objective, scored.status);
+}
 
-    out_.trace.push_back({remaining - remove, objective, 0.0});
-    if (remaining - remove == r_min) {
+void RfeElimination::eliminate(const IndexVector& order_tail, double objective, Status status) {
+    ZN_EXPECTS(running_, "RfeElimination::eliminate: the elimination has ended");
+    const Index remaining = Index(alive_.size());
+    const Step s = step();
+    ZN_EXPECTS_DIM(Index(order_tail.size()) == (s.last ? remaining : s.remove),
+                   "RfeElimination::eliminate: " << order_tail.size() << " positions for a round of "
+                                                 << remaining << " features removing " << s.remove);
+    std::vector<char> seen(static_cast<std::size_t>(remaining), 0);
+    for (const Index k : order_tail) {
+        ZN_EXPECTS(k >= 0 && k < remaining && !seen[std::size_t(k)],
+                   "RfeElimination::eliminate: position " << k << " is outside 0.." << remaining - 1
+                                                          << " or repeated");
+        seen[std::size_t(k)] = 1;
+    }
+    if (status != Status::Success) out_.status = Status::NumericalIssue;
+    out_.iterations = round_;
+    out_.trace.push_back({remaining - s.remove, objective, 0.0});
+    const auto removed_begin = order_tail.end() - std::ptrdiff_t(s.remove);
+    if (s.remove > 0) {
+        IndexVector removed;
+        for (auto it = removed_begin; it != order_tail.end(); ++it)
+            removed.push_back(alive_[std::size_t(*it)]);
+        eliminated_rounds_.push_back(std::move(removed));
+    }
+    if (s.last) {
         // The last survivors keep this round's order: no SVM on them is needed.
-        std::sort(order.begin(), kept_end, better);
-        for (auto it = order.begin(); it != kept_end; ++it)
+        for (auto it = order_tail.begin(); it != removed_begin; ++it)
             survivors_ranked_.push_back(alive_[std::size_t(*it)]);
         running_ = false;
         return;
     }
-    std::sort(order.begin(), kept_end);  // the survivors in column order
-    IndexVector next_alive;
-    for (auto it = order.begin(); it != kept_end; ++it)
-        next_alive.push_back(alive_[std::size_t(*it)]);
+    IndexVector next_alive;  // the survivors in column order
+    next_alive.reserve(std::size_t(remaining - s.remove));
+    for (std::size_t k = 0; k < alive_.size(); ++k)
+        if (!seen[k]) next_alive.push_back(alive_[k]);
     alive_ = std::move(next_alive);
     ++round_;
 }

@@ -29,11 +29,23 @@ using RfeCriterion = std::function<RfeRound(std::int64_t round, const IndexVecto
 // in lockstep.
 class RfeElimination {
 public:
+    // What the next round removes, and whether it is the last (it leaves the smallest count).
+    struct Step {
+        Index remove = 0;
+        bool last = false;
+    };
+
     RfeElimination(Index d, IndexVector counts_desc, double fraction);
     bool running() const { return running_; }
     std::int64_t round() const { return round_; }
     const IndexVector& alive() const { return alive_; }
+    Step step() const;
+    // Orders the criterion (DescendingOrder) and eliminates.
     void advance(const RfeRound& scored);
+    // The round with alive()'s positions already ordered by the criterion, best first: the last
+    // step().remove of that order, or the whole order when step().last (RfeOps::
+    // eliminate_batch orders them on the backend).
+    void eliminate(const IndexVector& order_tail, double objective, Status status);
     Ranking finish() &&;
 
 private:
