@@ -44,7 +44,7 @@ void criterion_keys(const double* W, i64 total, double* keys, cudaStream_t strea
 std::size_t survivor_positions_scratch(i64 total) {
     std::size_t bytes = 0;
     ZN_CUDA_TRY(cub::DeviceSelect::Flagged(
-        nullptr, bytes, thrust::counting_iterator<i64>(0), static_cast<const char*>(nullptr),
+        nullptr, bytes, thrust::counting_iterator<i64>(0), static_cast<char*>(nullptr),
         static_cast<i64*>(nullptr), static_cast<int*>(nullptr), static_cast<int>(total)));
     return bytes;
 }
