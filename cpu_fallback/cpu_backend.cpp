@@ -11,8 +11,8 @@
 #include "core/thread_pool.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/ops/alignment_ops.hpp"
-#include "zeronorm/core/ops/rfe_ops.hpp"
 #include "zeronorm/core/ops/arom_ops.hpp"
+#include "zeronorm/core/ops/rfe_ops.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
 #include "zeronorm/core/preprocess.hpp"
 

@@ -1,4 +1,4 @@
-// The CPU backend's RFE elimination: the host's order of the criterion (order_descending_last,
+// The CPU backend's RFE elimination: the host's order of the criterion (order_descending_from,
 // as the one-problem elimination orders it) split by split on the hardware's threads.
 #include "core/batch_shapes.hpp"
 #include "core/thread_pool.hpp"
@@ -21,8 +21,7 @@ public:
         detail::parallel_for(std::size_t(P), 0, [&](std::size_t p) {
             const Vector criterion = view(W).col(Index(p)).array().square().matrix();
             IndexVector& tail = out.order_tail[p];
-            tail = report_from == 0 ? detail::order_descending(criterion)
-                                    : detail::order_descending_last(criterion, r - report_from);
+            tail = detail::order_descending_from(criterion, report_from);
             if (!gather_survivors) return;
             std::vector<char> eliminated(std::size_t(r), 0);
             for (auto it = tail.end() - std::ptrdiff_t(remove); it != tail.end(); ++it)

@@ -68,9 +68,7 @@ public:
         const auto requests = static_cast<Index>(columns.size());
         std::vector<IndexVector> out(columns.size());
         if (d == 0 || requests == 0) return out;
-        ZN_EXPECTS(d <= INT_MAX, "top_rows: " << d << " rows exceed the sort's range (int)");
-        constexpr Index kEntriesPerSort = Index{1} << 26;  // 1.5 GB of keys, rows and copies
-        const Index chunk = std::max<Index>(1, kEntriesPerSort / d);
+        const Index chunk = ColumnOrder::max_columns(d);
         for (Index first = 0; first < requests; first += chunk) {
             const Index Q = std::min(chunk, requests - first);
             const auto begin = columns.begin() + first;
@@ -78,23 +76,8 @@ public:
                                                   counts.begin() + first + Q);
             if (r_max == 0) continue;
             const DeviceMatrix G = b_.select_columns(S, IndexVector(begin, begin + Q));
-            const auto entries = static_cast<std::size_t>(d * Q);
-            DeviceMatrix keys = b_.allocate_matrix(d, Q, false, "top_rows");
-            DeviceBuffer<int> rows_in(entries, b_.memory()), rows_out(entries, b_.memory());
-            const std::size_t scratch_bytes = descending_column_order_scratch(d, Q);
-            DeviceBuffer<char> scratch(std::max<std::size_t>(scratch_bytes, 1), b_.memory());
-            ZN_CUDA_TRY(cudaMemsetAsync(rows_out.get(), 0xFF, entries * sizeof(int), b_.stream()));
-            {
-                const LaunchTimer timer(b_, "top_rows sort");
-                descending_column_order(G.data(), d, Q, keys.data(), rows_in.get(),
-                                        rows_out.get(), scratch.get(), scratch_bytes, b_.stream());
-            }
-            std::vector<int> top(static_cast<std::size_t>(r_max * Q));
-            ZN_CUDA_TRY(cudaMemcpy2DAsync(top.data(), std::size_t(r_max) * sizeof(int),
-                                          rows_out.get(), std::size_t(d) * sizeof(int),
-                                          std::size_t(r_max) * sizeof(int), std::size_t(Q),
-                                          cudaMemcpyDeviceToHost, b_.stream()));
-            b_.sync();
+            const std::vector<int> top =
+                ColumnOrder(b_, G.data(), d, Q, "top_rows sort").download(0, r_max);
             for (Index q = 0; q < Q; ++q) {
                 const auto from = top.begin() + q * r_max;
                 out[std::size_t(first + q)].assign(from, from + counts[std::size_t(first + q)]);
@@ -108,6 +91,41 @@ private:
 };
 
 }  // namespace
+
+Index ColumnOrder::max_columns(Index d) {
+    ZN_EXPECTS(d <= INT_MAX, "column order: " << d << " rows exceed the sort's range (int)");
+    constexpr Index kEntriesPerSort = Index{1} << 26;  // 1.5 GB of keys, rows and copies
+    return std::max<Index>(1, kEntriesPerSort / std::max<Index>(d, 1));
+}
+
+ColumnOrder::ColumnOrder(CudaBackend& backend, const double* keys, Index d, Index Q,
+                         const char* name)
+    : b_(backend), d_(d), Q_(Q), rows_(static_cast<std::size_t>(d * Q), backend.memory()) {
+    const auto entries = static_cast<std::size_t>(d * Q);
+    if (entries == 0) return;
+    DeviceBuffer<double> sorted_keys(entries, b_.memory());
+    DeviceBuffer<int> rows_in(entries, b_.memory());
+    const std::size_t scratch_bytes = descending_column_order_scratch(d, Q);
+    DeviceBuffer<char> scratch(std::max<std::size_t>(scratch_bytes, 1), b_.memory());
+    ZN_CUDA_TRY(cudaMemsetAsync(rows_.get(), 0xFF, entries * sizeof(int), b_.stream()));
+    const LaunchTimer timer(b_, name);
+    descending_column_order(keys, d, Q, sorted_keys.get(), rows_in.get(), rows_.get(),
+                            scratch.get(), scratch_bytes, b_.stream());
+}
+
+std::vector<int> ColumnOrder::download(Index from, Index count) {
+    std::vector<int> out(static_cast<std::size_t>(count * Q_));
+    if (!out.empty()) {
+        ZN_CUDA_TRY(cudaMemcpy2DAsync(out.data(), std::size_t(count) * sizeof(int),
+                                      rows_.get() + from, std::size_t(d_) * sizeof(int),
+                                      std::size_t(count) * sizeof(int), std::size_t(Q_),
+                                      cudaMemcpyDeviceToHost, b_.stream()));
+        if (OpProfile* profile = b_.profile())
+            profile->to_host(std::int64_t(out.size() * sizeof(int)));
+    }
+    b_.sync();
+    return out;
+}
 
 std::unique_ptr<AromOps> make_arom_ops(CudaBackend& backend) {
     return std::make_unique<CudaAromOps>(backend);

@@ -18,8 +18,8 @@
 #include "cuda_context.hpp"
 #include "zeronorm/core/cuda_compatibility.hpp"
 #include "zeronorm/core/ops/alignment_ops.hpp"
-#include "zeronorm/core/ops/rfe_ops.hpp"
 #include "zeronorm/core/ops/arom_ops.hpp"
+#include "zeronorm/core/ops/rfe_ops.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
 
 namespace zeronorm {

@@ -10,8 +10,8 @@
 // (the context, memory, the module entry), dense_ops.cpp (dense linear algebra),
 // kernel_ops.cpp (kernel matrices, kernel_matrix.cu), gather_ops.cpp (gathers, splits and
 // batched GEMMs, elementwise.cu), smo_ops.cpp (SMO and the Newton finish, smo.cu and
-// newton.cu), arom_ops.cpp (scale_update.cu), alignment_ops.cpp (alignment.cu) and
-// rfe_ops.cpp (elimination.cu).
+// newton.cu), arom_ops.cpp (scale_update.cu, and ColumnOrder), alignment_ops.cpp
+// (alignment.cu) and rfe_ops.cpp (elimination.cu).
 #pragma once
 
 #include <cublas_v2.h>
@@ -286,6 +286,24 @@ private:
     CudaBackend& backend_;
     const char* name_;
     cudaEvent_t start_;
+};
+
+// The rows of each column of a d x Q matrix of keys in stable descending order
+// (descending_column_order: ties keep the lower row first), on the device, the sort timed under
+// `name`: rows() for later launches, download(from, count) for rows [from, from + count) of
+// every column on the host (count x Q, column by column; synchronises). At most max_columns(d)
+// columns per order. Shared by AromOps::top_rows and RfeOps::eliminate_batch (arom_ops.cpp).
+class ColumnOrder {
+public:
+    static Index max_columns(Index d);
+    ColumnOrder(CudaBackend& backend, const double* keys, Index d, Index Q, const char* name);
+    const int* rows() const { return rows_.get(); }
+    std::vector<int> download(Index from, Index count);
+
+private:
+    CudaBackend& b_;
+    Index d_, Q_;
+    DeviceBuffer<int> rows_;
 };
 
 // A public operation's scope: its backend's device current for the call and, under

@@ -266,12 +266,11 @@ IndexVector order_descending_first(const Vector& values, Index r) {
     return order;
 }
 
-IndexVector order_descending_last(const Vector& values, Index r) {
+IndexVector order_descending_from(const Vector& values, Index from) {
     IndexVector order(static_cast<std::size_t>(values.size()));
     std::iota(order.begin(), order.end(), Index(0));
-    const auto last = std::min<std::size_t>(order.size(), std::size_t(std::max<Index>(r, 0)));
     const DescendingOrder before{values};
-    const auto begin = order.end() - std::ptrdiff_t(last);
+    const auto begin = order.begin() + std::ptrdiff_t(std::clamp<Index>(from, 0, values.size()));
     if (begin != order.begin()) std::nth_element(order.begin(), begin, order.end(), before);
     std::sort(begin, order.end(), before);
     return IndexVector(begin, order.end());

@@ -83,8 +83,9 @@ struct DescendingOrder {
 IndexVector order_descending(const Vector& values);
 // The first min(r, size) of them, ordered the same way, without sorting the rest.
 IndexVector order_descending_first(const Vector& values, Index r);
-// The last min(r, size) of them, ordered the same way, without sorting the rest.
-IndexVector order_descending_last(const Vector& values, Index r);
+// Those from position `from` on (0 <= from <= size), ordered the same way, without sorting the
+// ones before.
+IndexVector order_descending_from(const Vector& values, Index from);
 
 // The methods. `counts_desc` holds the requested counts sorted in decreasing order. The AROM
 // drivers are declared in arom.hpp.

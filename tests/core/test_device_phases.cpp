@@ -1,8 +1,8 @@
 // The host-runnable phases of the CUDA kernels (kernels/smo_device.cuh, kernels/
 // kernel_functions.cuh, kernels/newton_device.cuh), run here thread by thread and block by
-// block, with a barrier between phases as the kernels place them, against the test reference. The device logic is checked on
-// every build, with or without a GPU; the CUDA tests then check that the kernels run these
-// phases as written.
+// block, with a barrier between phases as the kernels place them, against the test reference.
+// The device logic is checked on every build, with or without a GPU; the CUDA tests then check
+// that the kernels run these phases as written.
 #include <gtest/gtest.h>
 
 #include <array>

@@ -55,8 +55,8 @@ void RfeElimination::advance(const RfeRound& scored) {
                                                << alive_.size() << " features");
     // Only the removed are put in full order, and the survivors only when they are the last.
     const Step s = step();
-    eliminate(s.last ? order_descending(scored.criterion)
-                     : order_descending_last(scored.criterion, s.remove),
+    const Index remaining = Index(alive_.size());
+    eliminate(order_descending_from(scored.criterion, s.last ? 0 : remaining - s.remove),
               scored.objective, scored.status);
 }
 
