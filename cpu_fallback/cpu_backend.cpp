@@ -59,11 +59,12 @@ std::string CpuBackend::description() const {
 
 BackendCapabilities CpuBackend::capabilities() const {
     BackendCapabilities caps;
-    caps.parallel_host_workers = true;
+    caps.concurrent_workers = 0;  // as many as the threads asked for
     return caps;
 }
 
-std::unique_ptr<Backend> CpuBackend::make_worker() const {
+std::unique_ptr<Backend> CpuBackend::make_worker(unsigned workers) const {
+    ZN_EXPECTS(workers >= 1, "make_worker: workers must be >= 1, got " << workers);
     return std::make_unique<CpuBackend>(true);
 }
 

@@ -47,7 +47,7 @@ public:
     BackendKind kind() const override { return BackendKind::Cpu; }
     std::string description() const override;
     BackendCapabilities capabilities() const override;
-    std::unique_ptr<Backend> make_worker() const override;
+    std::unique_ptr<Backend> make_worker(unsigned workers) const override;
     SmoOps& smo() override { return *smo_; }
     AromOps& arom() override { return *arom_; }
     AlignmentOps& alignment() override { return *alignment_; }

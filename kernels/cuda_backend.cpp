@@ -164,11 +164,16 @@ int blas_int(Index v, const char* where) {
     return static_cast<int>(v);
 }
 
-CudaBackend::CudaBackend(int device) : device_(device) {
+CudaBackend::CudaBackend(int device, const CudaBackend* parent, unsigned workers)
+    : device_(device), worker_(parent != nullptr), memory_share_(parent != nullptr ? workers : 1) {
+    ZN_EXPECTS(workers >= 1, "CUDA backend: workers must be >= 1, got " << workers);
     const Stopwatch start_up;  // the context (on the first backend), handles and module image
     if (const char* profile = std::getenv("ZERONORM_CUDA_PROFILE");
-        profile != nullptr && *profile != '\0' && std::string(profile) != "0")
+        profile != nullptr && *profile != '\0' && std::string(profile) != "0") {
         profile_ = std::make_unique<OpProfile>();
+        worker_profiles_ = parent != nullptr ? parent->worker_profiles_
+                                             : std::make_shared<WorkerProfiles>();
+    }
     DeviceGuard guard(device_);
     cudaDeviceProp prop{};
     ZN_CUDA_TRY(cudaGetDeviceProperties(&prop, device_));
@@ -209,7 +214,7 @@ CudaBackend::CudaBackend(int device) : device_(device) {
         ZN_CUBLAS_TRY(cublasSetPointerMode(blas_, CUBLAS_POINTER_MODE_HOST));
         // Deterministic results: no atomics-based algorithms.
         ZN_CUBLAS_TRY(cublasSetAtomicsMode(blas_, CUBLAS_ATOMICS_NOT_ALLOWED));
-        batch_bytes_ = std::max(memory_.available() / 4, std::size_t{256} << 20);
+        batch_bytes_ = std::max(free_memory() / 4, std::size_t{256} << 20);
         smo_ = make_smo_ops(*this);
         arom_ = make_arom_ops(*this);
         alignment_ = make_alignment_ops(*this);
@@ -268,13 +273,31 @@ void CudaBackend::destroy_timings() noexcept {
     timings_.clear();
 }
 
+std::unique_ptr<Backend> CudaBackend::make_worker(unsigned workers) const {
+    return std::make_unique<CudaBackend>(device_, this, workers);
+}
+
 CudaBackend::~CudaBackend() {
     release();
-    if (profile_ != nullptr)
-        std::fputs(profile_->table("zeronorm CUDA profile, device " + std::to_string(device_) +
-                                   " (" + name_ + "), wall time of each operation:")
-                       .c_str(),
-                   stderr);
+    if (profile_ == nullptr) return;
+    if (worker_ && worker_profiles_ != nullptr) {
+        std::lock_guard<std::mutex> lock(worker_profiles_->mutex);
+        worker_profiles_->profile.merge(*profile_);
+        ++worker_profiles_->workers;
+        return;
+    }
+    const std::string device = "device " + std::to_string(device_) + " (" + name_ + ")";
+    std::string tables =
+        profile_->table("zeronorm CUDA profile, " + device + ", wall time of each operation:");
+    if (worker_profiles_ != nullptr) {
+        std::lock_guard<std::mutex> lock(worker_profiles_->mutex);
+        if (worker_profiles_->workers > 0)
+            tables += worker_profiles_->profile.table(
+                "zeronorm CUDA profile, " + device + ", its " +
+                std::to_string(worker_profiles_->workers) +
+                " worker backends together (concurrent streams: their times overlap):");
+    }
+    std::fputs(tables.c_str(), stderr);
 }
 
 void CudaBackend::release() noexcept {

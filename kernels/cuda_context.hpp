@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -125,9 +126,20 @@ std::unique_ptr<AromOps> make_arom_ops(CudaBackend& backend);
 std::unique_ptr<AlignmentOps> make_alignment_ops(CudaBackend& backend);
 std::unique_ptr<RfeOps> make_rfe_ops(CudaBackend& backend);
 
+// The profiles of a backend's workers (make_worker), each added when its worker ends.
+struct WorkerProfiles {
+    std::mutex mutex;
+    OpProfile profile;
+    int workers = 0;
+};
+
 class CudaBackend final : public Backend {
 public:
-    explicit CudaBackend(int device);
+    explicit CudaBackend(int device) : CudaBackend(device, nullptr, 1) {}
+    // With a parent: a worker of a parallel schedule, one of `workers` running at once
+    // (make_worker): 1/workers of the free memory is its own, and under a profile its rows go to
+    // the parent's workers' table when it ends.
+    CudaBackend(int device, const CudaBackend* parent, unsigned workers);
     ~CudaBackend() override;
     CudaBackend(const CudaBackend&) = delete;
     CudaBackend& operator=(const CudaBackend&) = delete;
@@ -137,12 +149,12 @@ public:
     BackendCapabilities capabilities() const override {
         BackendCapabilities caps;
         caps.prefers_batched_schedule = true;  // one launch serves all problems of a batch
+        // Each worker its own stream and handles: the problems' round trips overlap.
+        caps.concurrent_workers = 16;
         caps.batch_bytes = batch_bytes_;
         return caps;
     }
-    std::unique_ptr<Backend> make_worker() const override {
-        return std::make_unique<CudaBackend>(device_);
-    }
+    std::unique_ptr<Backend> make_worker(unsigned workers) const override;
     SmoOps& smo() override { return *smo_; }
     AromOps& arom() override { return *arom_; }
     AlignmentOps& alignment() override { return *alignment_; }
@@ -187,6 +199,9 @@ public:
     // ---- for the operation sets ------------------------------------------------------------
     int device() const { return device_; }
     const DeviceMemory& memory() const { return memory_; }
+    // The device's free memory (the pool's unused part counted) that this backend may take: all
+    // of it, or a worker's share of it.
+    std::size_t free_memory() const { return memory_.available() / memory_share_; }
     std::size_t total_memory() const { return total_memory_; }
     // The device's limits the launch-size rules read (launch_rules.hpp).
     const launch_rules::DeviceLimits& limits() const { return limits_; }
@@ -240,6 +255,8 @@ private:
     cusolverDnHandle_t solver();
 
     int device_;
+    bool worker_ = false;
+    unsigned memory_share_ = 1;  // a worker: one of this many running at once
     std::string name_;
     launch_rules::DeviceLimits limits_;
     std::size_t total_memory_ = 0;
@@ -255,6 +272,8 @@ private:
     std::unique_ptr<AlignmentOps> alignment_;
     std::unique_ptr<RfeOps> rfe_;
     std::unique_ptr<OpProfile> profile_;  // under ZERONORM_CUDA_PROFILE
+    // Under a profile, the workers' table (a worker's: its root backend's), else null.
+    std::shared_ptr<WorkerProfiles> worker_profiles_;
     struct Timing {
         const char* name;
         cudaEvent_t start;

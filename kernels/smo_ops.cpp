@@ -113,7 +113,7 @@ SmoResult CudaSmoOps::solve(const KernelSpec& spec, const DeviceMatrix& X, const
     const std::size_t kernel_bytes = checked_bytes(n, n, sizeof(double), "solve_smo");
     // Scratch besides K: a scaled copy of X (WeightedRbf), norms and the solver's vectors.
     const std::size_t scratch = checked_bytes(n, X.cols() + 8, sizeof(double), "solve_smo");
-    const std::size_t free_bytes = b_.memory().available();  // the pool's unused memory counts
+    const std::size_t free_bytes = b_.free_memory();  // the pool's unused memory counts
     const std::size_t headroom =
         std::max<std::size_t>(std::size_t{256} << 20, b_.total_memory() / 50);
     const bool fits = kernel_bytes <= free_bytes && scratch <= free_bytes - kernel_bytes &&

@@ -44,7 +44,7 @@ public:
                                             "(instead of k-fold; needs --train-size)");
         train_size_option_ = app->add_option("--train-size", train_size, "Training rows per random split")
                                  ->check(whole_number(false));
-        app->add_option("--threads", threads, "CPU worker threads, one split each (0: all cores)")
+        app->add_option("--threads", threads, "Worker threads of the per-split schedule, one split each (0: all cores; on CUDA at most 16, each with its own stream)")
             ->capture_default_str();
         app->add_option("--repeat", repeat,
                         "Run the whole evaluation this many times in one process and report the "

@@ -50,6 +50,22 @@ public:
         row.seconds += seconds;
     }
 
+    // Another profile's rows and kernels added to these (a worker backend's, when it ends).
+    void merge(const OpProfile& other) {
+        const auto add = [](std::map<std::string, Row>& to, const std::map<std::string, Row>& from) {
+            for (const auto& [name, row] : from) {
+                Row& sum = to[name];
+                sum.calls += row.calls;
+                sum.seconds += row.seconds;
+                sum.syncs += row.syncs;
+                sum.bytes_to_device += row.bytes_to_device;
+                sum.bytes_to_host += row.bytes_to_host;
+            }
+        };
+        add(rows_, other.rows_);
+        add(kernels_, other.kernels_);
+    }
+
     const std::map<std::string, Row>& rows() const { return rows_; }
     const std::map<std::string, Row>& kernels() const { return kernels_; }
 

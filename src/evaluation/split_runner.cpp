@@ -1,6 +1,7 @@
 #include "evaluation/split_runner.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <memory>
 #include <mutex>
@@ -17,19 +18,34 @@ namespace zeronorm::detail {
 void run_per_split(Backend& backend, std::size_t n_tasks, int threads,
                    const std::function<void(Backend&, std::size_t)>& task,
                    const std::function<void(std::size_t)>& done) {
-    const bool parallel = backend.capabilities().parallel_host_workers;
+    const unsigned limit = backend.capabilities().concurrent_workers;
+    const unsigned workers =
+        limit == 1 ? 1u : std::min(worker_count(threads, n_tasks), limit == 0 ? UINT_MAX : limit);
     std::mutex done_mutex;
-    run_pool(n_tasks, parallel ? worker_count(threads, n_tasks) : 1,
-             [&]() -> std::function<void(std::size_t)> {
-                 std::shared_ptr<Backend> worker;
-                 if (parallel) worker = backend.make_worker();
-                 Backend& own = parallel ? *worker : backend;
-                 return [&, worker](std::size_t t) {
-                     task(own, t);
-                     std::lock_guard<std::mutex> lock(done_mutex);
-                     if (done) done(t);
-                 };
-             });
+    std::vector<char> finished(n_tasks, 0);
+    const auto run = [&](Backend& on, std::size_t t) {
+        task(on, t);
+        std::lock_guard<std::mutex> lock(done_mutex);
+        finished[t] = 1;
+        if (done) done(t);
+    };
+    const auto in_order = [&] {
+        for (std::size_t t = 0; t < n_tasks; ++t)
+            if (!finished[t]) run(backend, t);
+    };
+    // The CPU's tasks always run on worker backends (one BLAS thread each), so that a problem
+    // computes the same way whatever the thread count; a device's only where several run at once.
+    if (limit != 0 && workers <= 1) return in_order();
+    try {
+        run_pool(n_tasks, workers, [&]() -> std::function<void(std::size_t)> {
+            std::shared_ptr<Backend> worker = backend.make_worker(workers);
+            return [&, worker](std::size_t t) { run(*worker, t); };
+        });
+    } catch (const OutOfDeviceMemory&) {
+        // The workers' problems did not fit in the device's memory together: the ones not
+        // finished run again, in order on the backend itself, which has the device to itself.
+        in_order();
+    }
 }
 
 void check_splits(const std::vector<Fold>& splits, Index n_rows, const char* where) {

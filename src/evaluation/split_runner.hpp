@@ -1,8 +1,10 @@
-// Runs one task per resampling split: where `backend` has parallel_host_workers (the CPU) across
-// worker threads, each with its own backend from backend.make_worker(), otherwise in order on
-// `backend` itself (one device context). The first exception stops the other workers and is
-// rethrown. `done(index)` runs serialised, in completion order, after each task (progress
-// reporting).
+// Runs one task per resampling split: across up to `threads` worker threads (0: the hardware's)
+// within the backend's BackendCapabilities::concurrent_workers, each with its own backend from
+// backend.make_worker(workers), or in order on `backend` itself where one runs at a time. The
+// first exception stops the other workers and is rethrown; where it is OutOfDeviceMemory, the
+// tasks not finished run again in order on `backend` (the workers' problems did not fit in the
+// device together). `done(index)` runs serialised, in completion order, after each task
+// (progress reporting).
 #pragma once
 
 #include <algorithm>

@@ -90,5 +90,32 @@ TEST(OpProfile, KernelTimesAreListedApartFromTheOperations) {
     EXPECT_EQ(plain.table("t").find("device time"), std::string::npos);
 }
 
+TEST(OpProfile, MergeAddsAnotherProfilesRowsAndKernels) {
+    OpProfile total, worker;
+    total.enter("gemm");
+    total.to_device(8);
+    total.leave(1.0);
+    worker.enter("gemm");
+    worker.sync();
+    worker.to_host(16);
+    worker.leave(0.5);
+    worker.enter("smo.solve");
+    worker.leave(2.0);
+    worker.kernel("smo kernel", 0.25);
+    total.merge(worker);
+    total.merge(worker);
+    const OpProfile::Row& gemm = total.rows().at("gemm");
+    EXPECT_EQ(gemm.calls, 3);
+    EXPECT_DOUBLE_EQ(gemm.seconds, 2.0);
+    EXPECT_EQ(gemm.syncs, 2);
+    EXPECT_EQ(gemm.bytes_to_device, 8);
+    EXPECT_EQ(gemm.bytes_to_host, 32);
+    EXPECT_EQ(total.rows().at("smo.solve").calls, 2);
+    EXPECT_DOUBLE_EQ(total.rows().at("smo.solve").seconds, 4.0);
+    EXPECT_EQ(total.kernels().at("smo kernel").calls, 2);
+    EXPECT_DOUBLE_EQ(total.kernels().at("smo kernel").seconds, 0.5);
+    EXPECT_EQ(worker.rows().at("gemm").calls, 1);  // the source is left as it was
+}
+
 }  // namespace
 }  // namespace zeronorm

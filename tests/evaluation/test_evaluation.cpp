@@ -216,19 +216,24 @@ TEST_P(EvaluationSchedules, BatchedRefusesWhatItCannotRun) {
 ZN_INSTANTIATE_FOR_BACKENDS(EvaluationSchedules);
 
 // Auto picks the batched schedule where the backend prefers it (a CPU backend told so here),
-// the per-split one elsewhere, on worker backends only where it has host workers.
+// the per-split one elsewhere, on worker backends only where it runs more than one at once
+// (as many as the threads and its limit allow).
 TEST(Evaluation, CapabilitiesChooseTheSchedule) {
     ZN_SEED_TRACE();
     const Dataset data = colon();
     const auto folds = stratified_random_splits(data.y, 3, 50, testing::test_seed());
     SelectionEvaluationOptions options = arom_options();
-    options.threads = 2;
+    options.threads = 4;
     for (const bool batched : {false, true})
-        for (const bool workers : {false, true}) {
+        for (const unsigned limit : {1u, 2u, 0u}) {
             testing::CapabilityBackend backend(make_cpu_backend(),
-                                               testing::capabilities(batched, workers));
+                                               testing::capabilities(batched, limit));
             EXPECT_EQ(evaluate_selection(backend, data, folds, options).batched, batched);
-            EXPECT_EQ(backend.counters().workers, !batched && workers ? 2 : 0);
+            const int made = batched || limit == 1 ? 0 : limit == 2 ? 2 : 3;  // 3 splits
+            EXPECT_EQ(backend.counters().workers, made);
+            if (made > 0) {
+                EXPECT_EQ(backend.counters().of_workers, unsigned(made));
+            }
             EXPECT_GT(backend.counters().kernel_calls, 0);
         }
 }

@@ -214,25 +214,30 @@ TEST(ModelSelection, KernelColumnsOnDemandGiveTheSameResult) {
 }
 
 // The backend's capabilities, not its kind, choose the schedule: a CPU backend that prefers
-// batches runs the batched one under Auto; one without host workers runs the splits in order on
-// itself; one with them hands each worker thread a backend of its own.
+// batches runs the batched one under Auto; one with one concurrent worker runs the splits in
+// order on itself; one with more hands each worker thread a backend of its own, as many as the
+// threads asked for and its limit allow.
 TEST(ModelSelection, CapabilitiesChooseTheSchedule) {
     ZN_SEED_TRACE();
     SvmEvaluationOptions options = grid_options(KernelType::Linear);
-    options.threads = 2;  // two workers where the backend runs splits on host threads
+    options.threads = 3;  // up to three workers where the backend runs splits on host threads
     const Dataset data = sonar();
     const auto splits = stratified_random_splits(data.y, 4, 120, testing::test_seed());
     const SvmEvaluation plain = evaluate_svm(*make_cpu_backend(), data, splits, options);
     EXPECT_FALSE(plain.batched);
     for (const bool batched : {false, true})
-        for (const bool workers : {false, true}) {
+        for (const unsigned limit : {1u, 2u, 0u}) {
             SCOPED_TRACE(std::string(batched ? "batched" : "per split") +
-                         (workers ? ", host workers" : ", no host workers"));
+                         ", concurrent workers " + std::to_string(limit));
             testing::CapabilityBackend backend(make_cpu_backend(),
-                                               testing::capabilities(batched, workers));
+                                               testing::capabilities(batched, limit));
             const SvmEvaluation r = evaluate_svm(backend, data, splits, options);
             EXPECT_EQ(r.batched, batched);
-            EXPECT_EQ(backend.counters().workers, !batched && workers ? 2 : 0);
+            const int made = batched || limit == 1 ? 0 : limit == 2 ? 2 : 3;
+            EXPECT_EQ(backend.counters().workers, made);
+            if (made > 0) {
+                EXPECT_EQ(backend.counters().of_workers, unsigned(made));
+            }
             EXPECT_GT(backend.counters().kernel_calls, 0);
             for (std::size_t f = 0; f < splits.size(); ++f) {
                 EXPECT_EQ(r.splits[f].C, plain.splits[f].C);

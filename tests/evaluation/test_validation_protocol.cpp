@@ -9,7 +9,10 @@
 #include <functional>
 #include <mutex>
 #include <random>
+#include <string>
+#include <vector>
 
+#include "support/backends.hpp"
 #include "support/random.hpp"
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/error.hpp"
@@ -212,28 +215,22 @@ void expect_final_fit_by_hand(const std::string& method, const ParameterGrid& gr
     EXPECT_LT(r.mean_error, max_error);
 }
 
-// Folds on worker threads: every fold's outcome as in order on one thread, each fold reported
-// once.
-TEST(ValidationProtocol, FoldsOnWorkerThreadsGiveTheSameResult) {
-    const std::uint64_t seed = test_seed();
-    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
-    const Dataset data = sparse_problem(90, 8, seed);
-    const std::vector<Fold> folds = stratified_kfold(data.y, 5, seed);
-    ValidationProtocolOptions options;
-    options.grid = ParameterGrid::product({"dc.nu", "dc.mu"}, {{0.5, 2.0}, {1.0, std::exp(2.0)}});
-    options.seed = seed;
-    const auto backend = make_backend(BackendKind::Cpu);
+// The protocol on one worker thread and on `threads`, each fold reported once: every fold's
+// outcome the same.
+void expect_threads_change_nothing(Backend& backend, const Dataset& data,
+                                   const std::vector<Fold>& folds, const GridFitter& fit,
+                                   ValidationProtocolOptions options, int threads) {
     std::vector<ValidationProtocolResult> results;
-    for (const int threads : {1, 3}) {
-        options.threads = threads;
+    for (const int t : {1, threads}) {
+        options.threads = t;
         std::vector<int> reported(folds.size(), 0);
         results.push_back(evaluate_validation_protocol(
-            *backend, data, folds, validation_fitter("l2-l0-svm", {}), options,
+            backend, data, folds, fit, options,
             [&](std::size_t f, std::size_t count, const ValidationFold&) {
                 EXPECT_EQ(count, folds.size());
                 ++reported[f];
             }));
-        EXPECT_EQ(reported, std::vector<int>(folds.size(), 1)) << threads << " threads";
+        EXPECT_EQ(reported, std::vector<int>(folds.size(), 1)) << t << " threads";
     }
     ASSERT_EQ(results[1].folds.size(), folds.size());
     for (std::size_t f = 0; f < folds.size(); ++f) {
@@ -245,11 +242,52 @@ TEST(ValidationProtocol, FoldsOnWorkerThreadsGiveTheSameResult) {
         EXPECT_EQ(a.iterations, b.iterations) << f;
     }
     EXPECT_EQ(results[0].mean_error, results[1].mean_error);
+}
+
+TEST(ValidationProtocol, FoldsOnWorkerThreadsGiveTheSameResult) {
+    const std::uint64_t seed = test_seed();
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
+    const Dataset data = sparse_problem(90, 8, seed);
+    const std::vector<Fold> folds = stratified_kfold(data.y, 5, seed);
+    ValidationProtocolOptions options;
+    options.grid = ParameterGrid::product({"dc.nu", "dc.mu"}, {{0.5, 2.0}, {1.0, std::exp(2.0)}});
+    options.seed = seed;
+    const auto backend = make_backend(BackendKind::Cpu);
+    expect_threads_change_nothing(*backend, data, folds, validation_fitter("l2-l0-svm", {}),
+                                  options, 3);
     options.threads = -1;
     EXPECT_THROW(evaluate_validation_protocol(*backend, data, folds,
                                               validation_fitter("l2-l0-svm", {}), options),
                  InvalidArgument);
 }
+
+class ValidationWorkers : public ::testing::TestWithParam<BackendKind> {};
+
+// Folds on concurrent workers (the CPU's host threads; on CUDA each worker its own stream and
+// handles) give every fold's outcome of one fold at a time: kta (its alignment sums on the
+// backend) and l2-l0 with more features than points (its duals in batched rounds there).
+TEST_P(ValidationWorkers, ConcurrentFoldsEqualOneAtATime) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    const std::uint64_t seed = test_seed();
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
+    for (const std::string method : {"kta", "l2-l0-svm"}) {
+        SCOPED_TRACE(method);
+        const bool kta = method == "kta";
+        const Dataset data = kta ? sparse_problem(60, 6, seed) : sparse_problem(36, 50, seed);
+        ValidationProtocolOptions options;
+        options.grid = kta ? ParameterGrid::product({"kta.lambda", "kta.svm_lambda"},
+                                                    {{0.0, 0.5}, {0.1, 0.9}})
+                           : ParameterGrid::product({"dc.nu", "dc.mu"},
+                                                    {{0.5, 2.0}, {1.0, std::exp(2.0)}});
+        options.seed = seed;
+        SelectionOptions base;
+        if (kta) base.method = SelectionMethod::Kta;
+        expect_threads_change_nothing(*backend, data, stratified_kfold(data.y, 6, seed),
+                                      validation_fitter(method, base), options, 4);
+    }
+}
+
+ZN_INSTANTIATE_FOR_BACKENDS(ValidationWorkers);
 
 TEST(ValidationProtocol, L2L1FinalFitIsTheMethodAtTheChosenPoint) {
     expect_final_fit_by_hand("l2-l1-svm",

@@ -412,7 +412,7 @@ TEST(DcGrid, L2L0GridThroughBatchedRoundsEqualsTheHostSolver) {
     std::mt19937_64 rng(test_seed());
     const Dataset data = sparse_problem(40, 60, rng);
     const std::vector<double> mu = {5.0, 50.0, 50.0, 400.0}, nu = {1.0, 0.2, 3.0, 1.0};
-    testing::CapabilityBackend batched(make_cpu_backend(), testing::capabilities(true, false));
+    testing::CapabilityBackend batched(make_cpu_backend(), testing::capabilities(true, 1));
     DcOptions one_step;
     one_step.max_iterations = 1;
     const std::vector<DcResult> host = train_l2_l0_svm_grid(data.X, data.y, mu, nu, one_step);

@@ -268,7 +268,7 @@ class ReferenceBackend final : public Backend {
 public:
     // Runs problems in order on itself: the reference is for checking answers, not speed.
     BackendCapabilities capabilities() const override { return {}; }
-    std::unique_ptr<Backend> make_worker() const override {
+    std::unique_ptr<Backend> make_worker(unsigned) const override {
         return std::make_unique<ReferenceBackend>();
     }
     SmoOps& smo() override { return smo_; }

@@ -12,10 +12,11 @@
 
 namespace zeronorm::testing {
 
-inline BackendCapabilities capabilities(bool prefers_batched_schedule, bool parallel_host_workers) {
+// concurrent_workers: BackendCapabilities::concurrent_workers (1: in order; 0: no limit).
+inline BackendCapabilities capabilities(bool prefers_batched_schedule, unsigned concurrent_workers) {
     BackendCapabilities caps;
     caps.prefers_batched_schedule = prefers_batched_schedule;
-    caps.parallel_host_workers = parallel_host_workers;
+    caps.concurrent_workers = concurrent_workers;
     return caps;
 }
 
@@ -23,6 +24,7 @@ class CapabilityBackend final : public Backend {
 public:
     struct Counters {
         std::atomic<int> workers{0};       // make_worker calls
+        std::atomic<unsigned> of_workers{0};  // the workers argument of the last of them
         std::atomic<int> kernel_calls{0};  // kernel_matrix, kernel_batch, (scaled_)gram_batch calls
     };
 
@@ -35,9 +37,10 @@ public:
     BackendKind kind() const override { return inner_->kind(); }
     std::string description() const override { return "capabilities over " + inner_->description(); }
     BackendCapabilities capabilities() const override { return caps_; }
-    std::unique_ptr<Backend> make_worker() const override {
+    std::unique_ptr<Backend> make_worker(unsigned workers) const override {
         ++counters_->workers;
-        return std::make_unique<CapabilityBackend>(inner_->make_worker(), caps_, counters_);
+        counters_->of_workers = workers;
+        return std::make_unique<CapabilityBackend>(inner_->make_worker(workers), caps_, counters_);
     }
     // The inner backend's operation sets: they work on its memory, which this one hands out.
     SmoOps& smo() override { return inner_->smo(); }

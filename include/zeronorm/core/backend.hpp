@@ -66,10 +66,13 @@ struct BackendCapabilities {
     // Many small problems pay best as one batch of merged calls (the batched schedules run by
     // default): true where each call costs a launch and a synchronisation (CUDA).
     bool prefers_batched_schedule = false;
-    // Independent problems (the splits of the per-split schedule) run concurrently on host
-    // threads, each with its own backend from make_worker(): true where the arithmetic runs on
-    // the calling thread (CPU). Otherwise they run in order on the backend itself.
-    bool parallel_host_workers = false;
+    // Independent problems (the splits of the per-split schedule) run at once on up to this
+    // many host threads (and no more than the threads asked for), each with its own backend
+    // from make_worker(); 1: in order on the backend itself. The CPU has no limit of its own
+    // (0): its arithmetic runs on the calling thread. CUDA runs 16: each worker has its own
+    // stream and handles, so one problem's launches, transfers and synchronisations overlap
+    // the others' (small problems are bound by those, not by the device's arithmetic).
+    unsigned concurrent_workers = 1;
     // Memory one batch of a batched schedule may take (its splits' data blocks): the batch is
     // cut into chunks of at most this many bytes. 1 GiB on the host; on a device a quarter of its
     // free memory when the backend opened, so that thousands of splits go in one batch.
@@ -85,11 +88,13 @@ public:
     virtual std::string description() const = 0;
 
     virtual BackendCapabilities capabilities() const = 0;
-    // A backend of the same kind and device for one worker thread of a parallel schedule (not
-    // shared between threads). The CPU's computes every dense product on one BLAS thread while
-    // it lives: the workers already fill the cores, and every problem then computes the same
-    // way however many run at once.
-    virtual std::unique_ptr<Backend> make_worker() const = 0;
+    // A backend of the same kind and device for one of `workers` (>= 1) threads of a parallel
+    // schedule running at once (not shared between threads). The CPU's computes every dense
+    // product on one BLAS thread while it lives: the workers already fill the cores, and every
+    // problem then computes the same way however many run at once. A device's counts its
+    // 1/workers share of the device's free memory as its own (where a solver sizes a cache or
+    // a batch by the free memory), so that the workers' allocations together fit.
+    virtual std::unique_ptr<Backend> make_worker(unsigned workers) const = 0;
 
     // ---- operation sets --------------------------------------------------------------------
     // The solver families' merged steps on this backend's memory, owned by the backend (valid

@@ -17,11 +17,11 @@
 namespace zeronorm {
 
 // How a batch evaluation (evaluate_selection, evaluate_svm) runs its splits. PerSplit: one
-// problem after another (in parallel across CPU threads). Batched: all splits advance together
-// through the backend's batched primitives (a few launches per step for the whole batch on
-// CUDA; on the CPU backend a plain loop, the reference for the CUDA batch); each evaluation says
-// which problems qualify, and Batched on one that does not is an InvalidArgument. Auto: Batched
-// on CUDA where the problem qualifies, else PerSplit.
+// problem after another (several at once on worker threads: the CPU's cores, or CUDA streams).
+// Batched: all splits advance together through the backend's batched primitives (a few launches
+// per step for the whole batch on CUDA; on the CPU backend a plain loop, the reference for the
+// CUDA batch); each evaluation says which problems qualify, and Batched on one that does not is
+// an InvalidArgument. Auto: Batched on CUDA where the problem qualifies, else PerSplit.
 enum class EvaluationSchedule { Auto, PerSplit, Batched };
 
 // One resampling split: row indices into the data set, each list ascending, disjoint.

@@ -16,8 +16,9 @@ struct SelectionEvaluationOptions {
     SelectionOptions selection;  // feature_counts is the path evaluated
     bool log10 = false;          // elementwise log10 of the data first (needs positive data)
     bool standardize = true;     // per-feature standardisation fitted on each split's training rows
-    int threads = 0;             // CPU: worker threads (0 = hardware concurrency); CUDA: 1;
-                                 // batched: host threads for the per-split bookkeeping
+    int threads = 0;             // per split: worker threads (0 = hardware concurrency; CUDA
+                                 // at most 16, a stream each); batched: host threads for the
+                                 // per-split bookkeeping
     // How the splits are run (EvaluationSchedule). Batched: all splits advance together, each
     // AROM iteration being one batched Gram, batched SMO stages with batched Newton finishes
     // (solve_dense_dual's scheme), one batched weight product and one batched z-update for
@@ -83,8 +84,8 @@ struct SelectionEvaluation {
 // Called as each split finishes (from a worker thread, serialised): index, count, result.
 using SplitCallback = std::function<void(std::size_t, std::size_t, const SplitEvaluation&)>;
 
-// Runs on `backend` (the per-split schedule on its workers where it runs splits on host threads,
-// see BackendCapabilities). Labels: +-1, or 0..K-1 for K classes (predicted class = largest
+// Runs on `backend` (the per-split schedule on its workers where it runs several splits at once,
+// see BackendCapabilities::concurrent_workers). Labels: +-1, or 0..K-1 for K classes (predicted class = largest
 // one-vs-rest decision value).
 SelectionEvaluation evaluate_selection(Backend& backend, const Dataset& data,
                                        const std::vector<Fold>& folds,

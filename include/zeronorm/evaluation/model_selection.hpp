@@ -27,8 +27,9 @@ struct SvmEvaluationOptions {
     int inner_folds = 5;          // stratified folds of each split's training rows
     std::uint64_t seed = 0;       // inner fold assignment (split f uses seed + f)
     bool standardize = true;      // per-feature standardisation fitted on each training part
-    int threads = 0;              // CPU: worker threads (0 = hardware concurrency); CUDA: 1;
-                                  // batched: host threads for the per-problem bookkeeping
+    int threads = 0;              // per split: worker threads (0 = hardware concurrency; CUDA
+                                  // at most 16, a stream each); batched: host threads for the
+                                  // per-problem bookkeeping
     // How the splits are run (EvaluationSchedule). Batched: the splits' standardised blocks and
     // training kernels in one batch each; the inner problems cut from those kernels
     // (gather_blocks) and grouped by size, each grid value one batched dual solve
@@ -74,7 +75,8 @@ struct SvmEvaluation {
 using SvmSplitCallback = std::function<void(std::size_t, std::size_t, const SvmSplitEvaluation&)>;
 
 // Labels +-1 with both classes in every split's training part. Runs on `backend` (the per-split
-// schedule on its workers where it runs splits on host threads, see BackendCapabilities).
+// schedule on its workers where it runs several splits at once, see
+// BackendCapabilities::concurrent_workers).
 SvmEvaluation evaluate_svm(Backend& backend, const Dataset& data,
                            const std::vector<Fold>& splits, const SvmEvaluationOptions& options,
                            const SvmSplitCallback& on_split = {});

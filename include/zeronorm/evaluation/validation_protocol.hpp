@@ -65,8 +65,8 @@ struct ValidationProtocolOptions {
     ParameterGrid grid;
     bool standardize = true;  // per split, fitted on its training rows
     std::uint64_t seed = 0;   // validation halves: split f uses seed + f
-    // CPU worker threads, one split each (0: all cores); a device backend runs the splits in
-    // order. The results do not depend on it.
+    // Worker threads, one split each (0: all cores; on CUDA at most 16, each with its own
+    // stream and handles). The results do not depend on it.
     int threads = 0;
 
     void validate() const;
