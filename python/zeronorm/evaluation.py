@@ -53,8 +53,8 @@ def evaluate_selection(X, y, method="l2-arom", feature_counts=(10,), n_splits=10
     library's SelectionOptions fields as keyword ``options`` (C, ridge, max_iterations, ...),
     or an :class:`AROM`/:class:`RFE`/:class:`CORR` instance whose parameters are used.
     ``train_size``: rows or a fraction. ``random_state``: an int seed (the same splits as the
-    command-line tool's ``--seed``), None or a RandomState. ``n_jobs``: CPU threads over the
-    splits (None: all cores). Returns a :class:`SelectionEvaluation`.
+    command-line tool's ``--seed``), None or a RandomState. ``n_jobs``: worker threads over the
+    splits (None: all cores; on CUDA at most 16, each with its own stream). Returns a :class:`SelectionEvaluation`.
     """
     X = check_array(X, dtype=np.float64, ensure_min_samples=2)
     y = np.asarray(y)
