@@ -58,8 +58,11 @@ inline std::string where(const char* call, const char* file, int line) {
     throw CudaError(os.str());
 }
 
+// A library's failure to allocate its own memory is OutOfDeviceMemory, as the runtime's is (a
+// parallel schedule falls back to one split at a time on it).
 [[noreturn]] inline void throw_cublas(cublasStatus_t status, const char* call, const char* file,
                                       int line) {
+    if (status == CUBLAS_STATUS_ALLOC_FAILED) throw OutOfDeviceMemory(where(call, file, line));
     std::ostringstream os;
     os << "cuBLAS error " << cublasGetStatusName(status) << " (" << cublasGetStatusString(status)
        << ") in " << where(call, file, line);
@@ -68,6 +71,7 @@ inline std::string where(const char* call, const char* file, int line) {
 
 [[noreturn]] inline void throw_cusolver(cusolverStatus_t status, const char* call,
                                         const char* file, int line) {
+    if (status == CUSOLVER_STATUS_ALLOC_FAILED) throw OutOfDeviceMemory(where(call, file, line));
     std::ostringstream os;
     os << "cuSOLVER error " << cusolver_status_name(status) << " (code "
        << static_cast<int>(status) << ") in " << where(call, file, line);

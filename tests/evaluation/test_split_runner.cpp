@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "evaluation/split_runner.hpp"
@@ -76,6 +77,17 @@ TEST(RunPerSplit, OutOfDeviceMemoryOnAWorkerRunsTheRestInOrderOnTheBackend) {
         EXPECT_EQ(runs.on_worker[t] + runs.on_parent[t], 1) << t;
         EXPECT_EQ(runs.reported[t], 1) << t;
     }
+    // A library's own allocation (cuBLAS, cuSOLVER handles) failing is the same error.
+    const OutOfDeviceMemory library("cublasCreate(&blas_) [cuda_backend.cpp:1]");
+    EXPECT_EQ(library.bytes_requested(), 0u);
+    EXPECT_NE(std::string(library.what()).find("cublasCreate(&blas_)"), std::string::npos);
+    EXPECT_NE(std::string(library.what()).find("out of device memory"), std::string::npos);
+    Runs after_library(n);
+    run(backend, n, 4, after_library, [&](std::size_t t, bool worker) {
+        if (worker && t == 0) throw library;
+    });
+    EXPECT_EQ(after_library.on_parent[0], 1);
+    EXPECT_EQ(after_library.reported, std::vector<int>(n, 1));
     // Where it fails on the backend itself too, the error reaches the caller.
     Runs again(n);
     EXPECT_THROW(run(backend, n, 4, again,

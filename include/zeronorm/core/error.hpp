@@ -68,13 +68,17 @@ public:
     using Error::Error;
 };
 
-// A device allocation failed; bytes_requested says how much was asked for.
+// A device allocation failed; bytes_requested says how much was asked for (0 where a library
+// such as cuBLAS could not allocate its own memory and does not say how much: `call` names it).
 class OutOfDeviceMemory : public CudaError {
 public:
     explicit OutOfDeviceMemory(std::size_t bytes_requested)
         : CudaError("out of device memory: failed to allocate " + std::to_string(bytes_requested) +
                     " bytes"),
           bytes_requested_(bytes_requested) {}
+    explicit OutOfDeviceMemory(const std::string& call)
+        : CudaError("out of device memory: " + call + " could not allocate its device memory"),
+          bytes_requested_(0) {}
     std::size_t bytes_requested() const { return bytes_requested_; }
 
 private:
