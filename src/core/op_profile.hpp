@@ -24,6 +24,15 @@ public:
         std::int64_t syncs = 0;
         std::int64_t bytes_to_device = 0;
         std::int64_t bytes_to_host = 0;
+
+        Row& operator+=(const Row& other) {
+            calls += other.calls;
+            seconds += other.seconds;
+            syncs += other.syncs;
+            bytes_to_device += other.bytes_to_device;
+            bytes_to_host += other.bytes_to_host;
+            return *this;
+        }
     };
 
     // An operation's call begins (nested calls are counted in their outermost call); returns
@@ -52,18 +61,8 @@ public:
 
     // Another profile's rows and kernels added to these (a worker backend's, when it ends).
     void merge(const OpProfile& other) {
-        const auto add = [](std::map<std::string, Row>& to, const std::map<std::string, Row>& from) {
-            for (const auto& [name, row] : from) {
-                Row& sum = to[name];
-                sum.calls += row.calls;
-                sum.seconds += row.seconds;
-                sum.syncs += row.syncs;
-                sum.bytes_to_device += row.bytes_to_device;
-                sum.bytes_to_host += row.bytes_to_host;
-            }
-        };
-        add(rows_, other.rows_);
-        add(kernels_, other.kernels_);
+        for (const auto& [name, row] : other.rows_) rows_[name] += row;
+        for (const auto& [name, row] : other.kernels_) kernels_[name] += row;
     }
 
     const std::map<std::string, Row>& rows() const { return rows_; }
@@ -76,13 +75,7 @@ public:
             return a.second.seconds > b.second.seconds;
         });
         Row total;
-        for (const auto& [name, row] : sorted) {
-            total.calls += row.calls;
-            total.seconds += row.seconds;
-            total.syncs += row.syncs;
-            total.bytes_to_device += row.bytes_to_device;
-            total.bytes_to_host += row.bytes_to_host;
-        }
+        for (const auto& [name, row] : sorted) total += row;
         std::string out = title + "\n";
         out += line("operation", "calls", "seconds", "us/call", "share", "syncs", "MB in", "MB out");
         sorted.emplace_back("total", total);
