@@ -63,6 +63,11 @@ TEST(RunPerSplit, WorkersWithinTheThreadsAndTheBackendsLimit) {
     }
 }
 
+TEST(RunPerSplit, AWorkerIsOneOfAtLeastOne) {
+    EXPECT_THROW(make_backend(BackendKind::Cpu)->make_worker(0), InvalidArgument);
+    EXPECT_NE(make_backend(BackendKind::Cpu)->make_worker(1), nullptr);
+}
+
 TEST(RunPerSplit, OutOfDeviceMemoryOnAWorkerRunsTheRestInOrderOnTheBackend) {
     testing::CapabilityBackend backend(make_backend(BackendKind::Cpu),
                                        testing::capabilities(false, 4));
