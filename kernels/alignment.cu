@@ -1,12 +1,14 @@
-// The alignment sums (AlignmentOps::weighted_kernel_sum_batch) for a batch of P weight vectors:
-// elementwise passes over the P n x n pair-weight blocks, and block reductions by CUB (one block
-// per column to sum, or per feature and weight vector for the gradients). The Gram products of
-// the Gaussian path are cuBLAS calls made by alignment_ops.cpp between these launches. The
-// entry rules are scalar_rules.hpp's, as on the CPU.
+// The alignment sums (AlignmentOps::weighted_kernel_sum_batch and cross_kernel_sum_batch) for a
+// batch of P weight vectors: elementwise passes over the P m x q pair-weight blocks, and block
+// reductions by CUB (one block per column to sum, or per feature and weight vector for the
+// gradients), their work alignment_device.cuh's. The Gram products of the Gaussian path are
+// cuBLAS calls made by alignment_ops.cpp between these launches. And the Gaussian RFE's removal
+// sums.
 #include <cub/block/block_reduce.cuh>
 
 #include <cmath>
 
+#include "alignment_device.cuh"
 #include "core/scalar_rules.hpp"
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
@@ -22,116 +24,64 @@ using grid::kThreads;
 
 using SumReduce = cub::BlockReduce<double, kThreads>;
 
-// Entry e of a batch of n x n blocks: block p, row i, column j, and ij = i + j n within the block.
-struct Pair {
-    i64 p, i, j, ij;
-};
-__device__ Pair pair_of(i64 e, i64 n) {
-    const i64 ij = e % (n * n);
-    return {e / (n * n), ij % n, ij / n, ij};
+// The elementwise passes: grid-stride loops over alignment_device.cuh's bodies.
+__global__ void weight_columns_kernel(AlignmentPairs s, const double* Theta, i64 P, double* As) {
+    alignment::weight_columns(s, Theta, P, As, global_thread(), grid_stride());
 }
 
-// Xt (n x d P): block p is X diag(theta_p).
-__global__ void weight_columns_kernel(const double* X, i64 n, i64 d, const double* Theta, i64 P,
-                                      double* Xt) {
-    const i64 total = n * d * P;
-    for (i64 e = global_thread(); e < total; e += grid_stride()) {
-        const i64 nd = n * d;
-        const i64 p = e / nd;
-        const i64 k = (e % nd) / n;
-        Xt[e] = X[e % nd] * Theta[k + p * d];
-    }
+__global__ void weighted_norms_kernel(AlignmentPairs s, const double* Theta, i64 P, double* na,
+                                      double* nb) {
+    alignment::weighted_norms(s, Theta, P, na, nb, global_thread(), grid_stride());
 }
 
-// q (n x P): q_ip = sum_k Xt_p(i, k) X(i, k) = |x_i|^2_theta_p.
-__global__ void weighted_norms_kernel(const double* X, const double* Xt, i64 n, i64 d, i64 P,
-                                      double* q) {
-    const i64 total = n * P;
-    for (i64 e = global_thread(); e < total; e += grid_stride()) {
-        const i64 i = e % n;
-        const i64 p = e / n;
-        const double* xt = Xt + p * n * d;
-        double sum = 0.0;
-        for (i64 k = 0; k < d; ++k) sum += xt[i + k * n] * X[i + k * n];
-        q[e] = sum;
-    }
+__global__ void gaussian_pair_weights_kernel(const double* Y, const double* na, const double* nb,
+                                             i64 m, i64 q, i64 P, double scale, double* G) {
+    alignment::gaussian_pair_weights(Y, na, nb, m, q, P, scale, G, global_thread(),
+                                     grid_stride());
 }
 
-// In place on G (n x n P, block p the dots x_i' diag(theta_p) x_j): W_p = Y o K_theta_p.
-__global__ void gaussian_pair_weights_kernel(const double* Y, const double* q, i64 n, i64 P,
-                                             double scale, double* G) {
-    const i64 total = n * n * P;
-    for (i64 e = global_thread(); e < total; e += grid_stride()) {
-        const Pair pair = pair_of(e, n);
-        const double distance = q[pair.i + pair.p * n] + q[pair.j + pair.p * n] - 2.0 * G[e];
-        G[e] = Y[pair.ij] * rules::exponential_kernel(scale, distance);
-    }
+__global__ void chi_square_pair_weights_kernel(AlignmentPairs s, const double* Y,
+                                               const double* Theta, i64 P, double scale,
+                                               double* W) {
+    alignment::chi_square_pair_weights(s, Y, Theta, P, scale, W, global_thread(), grid_stride());
 }
 
-// W (n x n P): W_p(i, j) = Y_ij exp(-sum_k theta_kp D(x_ik, x_jk)), D the chi-square term.
-__global__ void chi_square_pair_weights_kernel(const double* X, const double* Y,
-                                               const double* Theta, i64 n, i64 d, i64 P,
-                                               double scale, double* W) {
-    const i64 total = n * n * P;
-    for (i64 e = global_thread(); e < total; e += grid_stride()) {
-        const Pair pair = pair_of(e, n);
-        const double* theta = Theta + pair.p * d;
-        double exponent = 0.0;
-        for (i64 k = 0; k < d; ++k)
-            exponent += theta[k] * rules::alignment_term(true, scale, X[pair.i + k * n],
-                                                         X[pair.j + k * n]);
-        W[e] = Y[pair.ij] * rules::exponential_kernel(1.0, exponent);
-    }
+__global__ void row_sums_kernel(const double* W, i64 m, i64 q, i64 P, double* r) {
+    alignment::row_sums(W, m, q, P, r, global_thread(), grid_stride());
 }
 
+// The reductions: one block per sum, each thread's share added by CUB.
 // One block per column c of A (rows x cols): out[c] = sum_i A(i, c).
 __global__ void __launch_bounds__(kThreads)
     column_sums_kernel(const double* A, i64 rows, double* out) {
     __shared__ typename SumReduce::TempStorage scratch;
-    const double* a = A + static_cast<i64>(blockIdx.x) * rows;
-    double sum = 0.0;
-    for (i64 i = threadIdx.x; i < rows; i += kThreads) sum += a[i];
-    const double total = SumReduce(scratch).Sum(sum);
+    const double total = SumReduce(scratch).Sum(
+        alignment::column_sum_part(A, rows, blockIdx.x, int(threadIdx.x), kThreads));
     if (threadIdx.x == 0) out[blockIdx.x] = total;
 }
 
-// One block per (feature k, weight vector p), blockIdx.x = k + p d:
-// gradient(k, p) = -scale (2 sum_i r_ip x_ik^2 - 2 sum_i x_ik M_p(i, k)), M_p = W_p X.
+// One block per (feature k, weight vector p), blockIdx.x = k + p d.
 __global__ void __launch_bounds__(kThreads)
-    gaussian_gradient_kernel(const double* X, const double* r, const double* M, i64 n, i64 d,
+    gaussian_gradient_kernel(AlignmentPairs s, const double* r, const double* c, const double* M,
                              double scale, double* gradient) {
     __shared__ typename SumReduce::TempStorage scratch;
-    const i64 k = blockIdx.x % d;
-    const i64 p = blockIdx.x / d;
-    const double* x = X + k * n;
-    const double* rp = r + p * n;
-    const double* m = M + p * n * d + k * n;
-    double squares = 0.0, cross = 0.0;
-    for (i64 i = threadIdx.x; i < n; i += kThreads) {
-        squares += rp[i] * x[i] * x[i];
-        cross += x[i] * m[i];
-    }
-    const double block_squares = SumReduce(scratch).Sum(squares);
+    const alignment::GaussianGradientParts part = alignment::gaussian_gradient_part(
+        s, r, c, M, blockIdx.x % s.d, blockIdx.x / s.d, int(threadIdx.x), kThreads);
+    const double squares = SumReduce(scratch).Sum(part.squares);
     __syncthreads();
-    const double block_cross = SumReduce(scratch).Sum(cross);
+    const double cross = SumReduce(scratch).Sum(part.cross);
     if (threadIdx.x == 0)
-        gradient[blockIdx.x] = rules::gaussian_alignment_gradient(scale, block_squares, block_cross);
+        gradient[blockIdx.x] = alignment::gaussian_gradient(scale, squares, cross);
 }
 
-// One block per (feature k, weight vector p): gradient(k, p) = -sum_ij W_p(i, j) D(x_ik, x_jk).
+// One block per (feature k, weight vector p), blockIdx.x = k + p d.
 __global__ void __launch_bounds__(kThreads)
-    chi_square_gradient_kernel(const double* X, const double* W, i64 n, i64 d, double scale,
+    chi_square_gradient_kernel(AlignmentPairs s, const double* W, double scale,
                                double* gradient) {
     __shared__ typename SumReduce::TempStorage scratch;
-    const i64 k = blockIdx.x % d;
-    const i64 p = blockIdx.x / d;
-    const double* x = X + k * n;
-    const double* w = W + p * n * n;
-    double sum = 0.0;
-    for (i64 e = threadIdx.x; e < n * n; e += kThreads)
-        sum += w[e] * rules::alignment_term(true, scale, x[e % n], x[e / n]);
-    const double total = SumReduce(scratch).Sum(sum);
-    if (threadIdx.x == 0) gradient[blockIdx.x] = -total;
+    const double total = SumReduce(scratch).Sum(alignment::chi_square_gradient_part(
+        s, W, blockIdx.x % s.d, blockIdx.x / s.d, scale, int(threadIdx.x), kThreads));
+    if (threadIdx.x == 0) gradient[blockIdx.x] = total;
 }
 
 // D (n x n): D(i, j) = sum_k (x_ik - x_jk)^2 for i > j, 0 elsewhere, summed feature by feature.
@@ -169,33 +119,37 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-void weight_columns(const double* X, i64 n, i64 d, const double* Theta, i64 P, double* Xt,
+void weight_columns(const AlignmentPairs& s, const double* Theta, i64 P, double* As,
                     cudaStream_t stream) {
-    if (n * d * P == 0) return;
-    weight_columns_kernel<<<blocks_for(n * d * P), kThreads, 0, stream>>>(X, n, d, Theta, P, Xt);
+    const i64 total = s.m * s.d * P;
+    if (total == 0) return;
+    weight_columns_kernel<<<blocks_for(total), kThreads, 0, stream>>>(s, Theta, P, As);
     ZN_CUDA_CHECK_LAUNCH("weight_columns_kernel");
 }
 
-void weighted_norms(const double* X, const double* Xt, i64 n, i64 d, i64 P, double* q,
+void weighted_norms(const AlignmentPairs& s, const double* Theta, i64 P, double* na, double* nb,
                     cudaStream_t stream) {
-    if (n * P == 0) return;
-    weighted_norms_kernel<<<blocks_for(n * P), kThreads, 0, stream>>>(X, Xt, n, d, P, q);
+    const i64 total = alignment::weighted_norm_entries(s, P);
+    if (total == 0) return;
+    weighted_norms_kernel<<<blocks_for(total), kThreads, 0, stream>>>(s, Theta, P, na, nb);
     ZN_CUDA_CHECK_LAUNCH("weighted_norms_kernel");
 }
 
-void gaussian_pair_weights(const double* Y, const double* q, i64 n, i64 P, double scale,
-                           double* G, cudaStream_t stream) {
-    if (n * P == 0) return;
-    gaussian_pair_weights_kernel<<<blocks_for(n * n * P), kThreads, 0, stream>>>(Y, q, n, P,
-                                                                                 scale, G);
+void gaussian_pair_weights(const double* Y, const double* na, const double* nb, i64 m, i64 q,
+                           i64 P, double scale, double* G, cudaStream_t stream) {
+    const i64 total = m * q * P;
+    if (total == 0) return;
+    gaussian_pair_weights_kernel<<<blocks_for(total), kThreads, 0, stream>>>(Y, na, nb, m, q, P,
+                                                                             scale, G);
     ZN_CUDA_CHECK_LAUNCH("gaussian_pair_weights_kernel");
 }
 
-void chi_square_pair_weights(const double* X, const double* Y, const double* Theta, i64 n, i64 d,
-                             i64 P, double scale, double* W, cudaStream_t stream) {
-    if (n * P == 0) return;
-    chi_square_pair_weights_kernel<<<blocks_for(n * n * P), kThreads, 0, stream>>>(
-        X, Y, Theta, n, d, P, scale, W);
+void chi_square_pair_weights(const AlignmentPairs& s, const double* Y, const double* Theta, i64 P,
+                             double scale, double* W, cudaStream_t stream) {
+    const i64 total = s.m * s.q * P;
+    if (total == 0) return;
+    chi_square_pair_weights_kernel<<<blocks_for(total), kThreads, 0, stream>>>(s, Y, Theta, P,
+                                                                               scale, W);
     ZN_CUDA_CHECK_LAUNCH("chi_square_pair_weights_kernel");
 }
 
@@ -206,19 +160,26 @@ void column_sums(const double* A, i64 rows, i64 cols, double* out, cudaStream_t 
     ZN_CUDA_CHECK_LAUNCH("column_sums_kernel");
 }
 
-void gaussian_alignment_gradient(const double* X, const double* r, const double* M, i64 n, i64 d,
-                                 i64 P, double scale, double* gradient, cudaStream_t stream) {
-    if (d * P == 0) return;
-    const unsigned blocks = one_block_each(d * P, "gaussian_gradient_kernel");
-    gaussian_gradient_kernel<<<blocks, kThreads, 0, stream>>>(X, r, M, n, d, scale, gradient);
+void row_sums(const double* W, i64 m, i64 q, i64 P, double* r, cudaStream_t stream) {
+    if (m * P == 0) return;
+    row_sums_kernel<<<blocks_for(m * P), kThreads, 0, stream>>>(W, m, q, P, r);
+    ZN_CUDA_CHECK_LAUNCH("row_sums_kernel");
+}
+
+void gaussian_alignment_gradient(const AlignmentPairs& s, const double* r, const double* c,
+                                 const double* M, i64 P, double scale, double* gradient,
+                                 cudaStream_t stream) {
+    if (s.d * P == 0) return;
+    const unsigned blocks = one_block_each(s.d * P, "gaussian_gradient_kernel");
+    gaussian_gradient_kernel<<<blocks, kThreads, 0, stream>>>(s, r, c, M, scale, gradient);
     ZN_CUDA_CHECK_LAUNCH("gaussian_gradient_kernel");
 }
 
-void chi_square_alignment_gradient(const double* X, const double* W, i64 n, i64 d, i64 P,
-                                   double scale, double* gradient, cudaStream_t stream) {
-    if (d * P == 0) return;
-    const unsigned blocks = one_block_each(d * P, "chi_square_gradient_kernel");
-    chi_square_gradient_kernel<<<blocks, kThreads, 0, stream>>>(X, W, n, d, scale, gradient);
+void chi_square_alignment_gradient(const AlignmentPairs& s, const double* W, i64 P, double scale,
+                                   double* gradient, cudaStream_t stream) {
+    if (s.d * P == 0) return;
+    const unsigned blocks = one_block_each(s.d * P, "chi_square_gradient_kernel");
+    chi_square_gradient_kernel<<<blocks, kThreads, 0, stream>>>(s, W, scale, gradient);
     ZN_CUDA_CHECK_LAUNCH("chi_square_gradient_kernel");
 }
 

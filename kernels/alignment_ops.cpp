@@ -1,10 +1,11 @@
 // The CUDA backend's alignment sums (alignment.cu): the whole batch of weight vectors in a fixed
-// number of launches. Gaussian: X diag(theta_p) for every p, one strided-batched GEMM for the
-// P Gram blocks (X shared: stride 0), the pair weights in place, their column sums, one more
-// strided-batched GEMM for W_p X and one reduction launch for the gradients. Chi-square: the
-// pair weights, their column sums and the direct pair sums of the gradients. Only the column
-// sums (n P numbers) come back to the host, for the values. The cross sums (two point sets) go
-// through the same passes on the stacked points.
+// number of launches, over the pairs of two point sets A (m x d) and B (q x d) (the sums over
+// one set: A = B). Gaussian: A diag(theta_p) for every p, the weighted norms, one
+// strided-batched GEMM for the P blocks of dots A diag(theta_p) B' (B shared: stride 0), the
+// pair weights in place, their column and row sums, one more strided-batched GEMM for W_p B and
+// one reduction launch for the gradients. Chi-square: the pair weights, their column sums and
+// the direct pair sums of the gradients. Only the column sums (q P numbers) come back to the
+// host, for the values. The cross sums between the classes take their m q pairs directly.
 #include <climits>
 #include <limits>
 #include <vector>
@@ -31,39 +32,10 @@ public:
         b_.require_device_memory(Y, "Y", where);
         b_.require_device_memory(Theta, "Theta", where);
         b_.require_device_memory(gradient, "gradient", where);
-        const Index n = X.rows(), d = X.cols(), P = Theta.cols();
-        std::vector<double> values(static_cast<std::size_t>(P), 0.0);
-        if (P == 0) return values;
-        if (n == 0 || d == 0) {  // no pairs (zero gradient), or no feature (K = 1: the sum of Y)
-            scale_in_place(gradient.data(), gradient.size(), 0.0, b_.stream());
-            const double total = n == 0 ? 0.0 : b_.download(Y).sum();
-            b_.sync();
-            for (double& v : values) v = total;
-            return values;
-        }
-        const std::size_t nn = std::size_t(n) * std::size_t(n);
-        DeviceBuffer<double> W(nn * std::size_t(P), b_.memory());
-        DeviceBuffer<double> sums(std::size_t(n) * std::size_t(P), b_.memory());
-        if (spec.type == AlignmentKernel::Gaussian) {
-            gaussian(spec.scale, X, Y, Theta, W.get(), sums.get(), gradient.data());
-        } else {
-            chi_square_pair_weights(X.data(), Y.data(), Theta.data(), n, d, P, spec.scale, W.get(),
-                                    b_.stream());
-            column_sums(W.get(), n, n * P, sums.get(), b_.stream());
-            chi_square_alignment_gradient(X.data(), W.get(), n, d, P, spec.scale, gradient.data(),
-                                          b_.stream());
-        }
-        std::vector<double> host_sums(std::size_t(n) * std::size_t(P));
-        b_.copy_to_host(host_sums.data(), sums.get(), host_sums.size());
-        b_.sync();
-        for (Index p = 0; p < P; ++p)
-            for (Index i = 0; i < n; ++i) values[std::size_t(p)] += host_sums[std::size_t(p * n + i)];
-        return values;
+        return pair_sums(spec, AlignmentPairs{X.data(), X.data(), X.rows(), X.rows(), X.cols()}, Y,
+                    Theta, gradient);
     }
 
-    // Through the symmetric form: X = [A; B] and the pair weights [[0, Y/2], [Y'/2, 0]], built
-    // on the device by two copies and two cuBLAS transposing sums ((m + q)^2 pairs where m q
-    // carry weight; the CPU backend sums the m q pairs alone).
     std::vector<double> cross_kernel_sum_batch(const AlignmentKernelSpec& spec,
                                                const DeviceMatrix& A, const DeviceMatrix& B,
                                                const DeviceMatrix& Y, const DeviceMatrix& Theta,
@@ -76,33 +48,8 @@ public:
         b_.require_device_memory(Y, "Y", where);
         b_.require_device_memory(Theta, "Theta", where);
         b_.require_device_memory(gradient, "gradient", where);
-        const Index m = A.rows(), q = B.rows(), d = A.cols(), n = m + q;
-        if (m == 0 || q == 0) {  // no pair: value 0, gradient 0
-            scale_in_place(gradient.data(), gradient.size(), 0.0, b_.stream());
-            b_.sync();
-            return std::vector<double>(static_cast<std::size_t>(Theta.cols()), 0.0);
-        }
-        const std::size_t word = sizeof(double);
-        DeviceMatrix X = b_.allocate(n, d), W = b_.allocate(n, n);
-        if (d > 0) {
-            ZN_CUDA_TRY(cudaMemcpy2DAsync(X.data(), std::size_t(n) * word, A.data(),
-                                          std::size_t(m) * word, std::size_t(m) * word,
-                                          std::size_t(d), cudaMemcpyDeviceToDevice, b_.stream()));
-            ZN_CUDA_TRY(cudaMemcpy2DAsync(X.data() + m, std::size_t(n) * word, B.data(),
-                                          std::size_t(q) * word, std::size_t(q) * word,
-                                          std::size_t(d), cudaMemcpyDeviceToDevice, b_.stream()));
-        }
-        ZN_CUDA_TRY(cudaMemsetAsync(W.data(), 0, std::size_t(n) * std::size_t(n) * word,
-                                    b_.stream()));
-        const int bm = blas_int(m, where), bq = blas_int(q, where), bn = blas_int(n, where);
-        const double half = 0.5, zero = 0.0;
-        // W(0:m, m:n) = Y / 2 and W(m:n, 0:m) = Y' / 2 (beta = 0: the second operand unread).
-        double* upper_right = W.data() + std::size_t(m) * std::size_t(n);
-        ZN_CUBLAS_TRY(cublasDgeam(b_.blas(), CUBLAS_OP_N, CUBLAS_OP_N, bm, bq, &half, Y.data(),
-                                  bm, &zero, Y.data(), bm, upper_right, bn));
-        ZN_CUBLAS_TRY(cublasDgeam(b_.blas(), CUBLAS_OP_T, CUBLAS_OP_T, bq, bm, &half, Y.data(),
-                                  bm, &zero, Y.data(), bm, W.data() + m, bn));
-        return weighted_kernel_sum_batch(spec, X, W, Theta, gradient);
+        return pair_sums(spec, AlignmentPairs{A.data(), B.data(), A.rows(), B.rows(), A.cols()}, Y,
+                    Theta, gradient);
     }
 
     std::vector<double> gaussian_removal_sums(double scale, const DeviceMatrix& X,
@@ -132,29 +79,77 @@ public:
     }
 
 private:
-    // The Gaussian passes; W (n x n P) and sums (n x P) are scratch, gradient d x P.
-    void gaussian(double scale, const DeviceMatrix& X, const DeviceMatrix& Y,
-                  const DeviceMatrix& Theta, double* W, double* sums, double* gradient) {
-        const Index n = X.rows(), d = X.cols(), P = Theta.cols();
-        const char* where = "weighted_kernel_sum_batch";
-        const int bn = blas_int(n, where), bd = blas_int(d, where), bP = blas_int(P, where);
-        const long long nd = static_cast<long long>(n) * d, nn = static_cast<long long>(n) * n;
-        DeviceBuffer<double> scaled(std::size_t(nd) * std::size_t(P), b_.memory());
-        DeviceBuffer<double> norms(std::size_t(n) * std::size_t(P), b_.memory());
-        weight_columns(X.data(), n, d, Theta.data(), P, scaled.get(), b_.stream());
-        weighted_norms(X.data(), scaled.get(), n, d, P, norms.get(), b_.stream());
+    // The values and the gradient over the pairs of s with the weights Y (m x q): the pair
+    // weights W_p = Y o K_theta_p (m x q P), their column sums c (q x P, whose totals are the
+    // values, the only numbers brought to the host) and the gradient from them.
+    std::vector<double> pair_sums(const AlignmentKernelSpec& spec, const AlignmentPairs& s,
+                                  const DeviceMatrix& Y, const DeviceMatrix& Theta,
+                                  DeviceMatrix& gradient) {
+        const Index P = Theta.cols();
+        std::vector<double> values(static_cast<std::size_t>(P), 0.0);
+        if (P == 0) return values;
+        if (s.m == 0 || s.q == 0 || s.d == 0) {  // no pair (0), or no feature (K = 1: sum Y)
+            scale_in_place(gradient.data(), gradient.size(), 0.0, b_.stream());
+            const double total = s.m == 0 || s.q == 0 ? 0.0 : b_.download(Y).sum();
+            b_.sync();
+            for (double& v : values) v = total;
+            return values;
+        }
+        const auto entries = [](i64 rows, i64 cols) {
+            return std::size_t(rows) * std::size_t(cols);
+        };
+        DeviceBuffer<double> W(entries(s.m * s.q, P), b_.memory());
+        DeviceBuffer<double> c(entries(s.q, P), b_.memory());
+        // Poisoned: an entry the gradient's kernel leaves unwritten shows as NaN.
+        ZN_CUDA_TRY(cudaMemsetAsync(gradient.data(), 0xFF, entries(s.d, P) * sizeof(double),
+                                    b_.stream()));
+        passes(spec, s, Y, Theta, W.get(), c.get(), gradient.data());
+        std::vector<double> host_c(entries(s.q, P));
+        b_.copy_to_host(host_c.data(), c.get(), host_c.size());
+        b_.sync();
+        for (Index p = 0; p < P; ++p)
+            for (Index j = 0; j < s.q; ++j)
+                values[std::size_t(p)] += host_c[std::size_t(p * s.q + j)];
+        return values;
+    }
+
+    // The passes of pair_sums(): W and c (scratch of m q P and q P doubles), the gradient (d x P).
+    void passes(const AlignmentKernelSpec& spec, const AlignmentPairs& s, const DeviceMatrix& Y,
+                const DeviceMatrix& Theta, double* W, double* c, double* gradient) {
+        const Index P = Theta.cols();
+        if (spec.type == AlignmentKernel::ChiSquare) {
+            chi_square_pair_weights(s, Y.data(), Theta.data(), P, spec.scale, W, b_.stream());
+            column_sums(W, s.m, s.q * P, c, b_.stream());
+            chi_square_alignment_gradient(s, W, P, spec.scale, gradient, b_.stream());
+            return;
+        }
+        const char* where = "weighted kernel sums";
+        const int bm = blas_int(s.m, where), bq = blas_int(s.q, where), bd = blas_int(s.d, where),
+                  bP = blas_int(P, where);
+        const long long md = static_cast<long long>(s.m) * s.d,
+                        mq = static_cast<long long>(s.m) * s.q;
+        DeviceBuffer<double> scaled(std::size_t(md) * std::size_t(P), b_.memory());
+        DeviceBuffer<double> na(std::size_t(s.m) * std::size_t(P), b_.memory());
+        DeviceBuffer<double> nb(s.same_points() ? 0 : std::size_t(s.q) * std::size_t(P),
+                                b_.memory());
+        DeviceBuffer<double> r(std::size_t(s.m) * std::size_t(P), b_.memory());
+        double* norms_b = s.same_points() ? na.get() : nb.get();
+        weight_columns(s, Theta.data(), P, scaled.get(), b_.stream());
+        weighted_norms(s, Theta.data(), P, na.get(), norms_b, b_.stream());
         const double one = 1.0, zero = 0.0;
-        // Gram blocks X diag(theta_p) X' (X the same for every block: stride 0).
-        ZN_CUBLAS_TRY(cublasDgemmStridedBatched(b_.blas(), CUBLAS_OP_N, CUBLAS_OP_T, bn, bn, bd,
-                                                &one, scaled.get(), bn, nd, X.data(), bn, 0,
-                                                &zero, W, bn, nn, bP));
-        gaussian_pair_weights(Y.data(), norms.get(), n, P, scale, W, b_.stream());
-        column_sums(W, n, n * P, sums, b_.stream());
-        // M_p = W_p X, reusing the scaled copies' memory (n x d P).
-        ZN_CUBLAS_TRY(cublasDgemmStridedBatched(b_.blas(), CUBLAS_OP_N, CUBLAS_OP_N, bn, bd, bn,
-                                                &one, W, bn, nn, X.data(), bn, 0, &zero,
-                                                scaled.get(), bn, nd, bP));
-        gaussian_alignment_gradient(X.data(), sums, scaled.get(), n, d, P, scale, gradient,
+        // The dots A diag(theta_p) B' (B the same for every block: stride 0).
+        ZN_CUBLAS_TRY(cublasDgemmStridedBatched(b_.blas(), CUBLAS_OP_N, CUBLAS_OP_T, bm, bq, bd,
+                                                &one, scaled.get(), bm, md, s.B, bq, 0, &zero, W,
+                                                bm, mq, bP));
+        gaussian_pair_weights(Y.data(), na.get(), norms_b, s.m, s.q, P, spec.scale, W,
+                              b_.stream());
+        column_sums(W, s.m, s.q * P, c, b_.stream());
+        row_sums(W, s.m, s.q, P, r.get(), b_.stream());
+        // M_p = W_p B (m x d), reusing the scaled copies' memory.
+        ZN_CUBLAS_TRY(cublasDgemmStridedBatched(b_.blas(), CUBLAS_OP_N, CUBLAS_OP_N, bm, bd, bq,
+                                                &one, W, bm, mq, s.B, bq, 0, &zero, scaled.get(),
+                                                bm, md, bP));
+        gaussian_alignment_gradient(s, r.get(), c, scaled.get(), P, spec.scale, gradient,
                                     b_.stream());
     }
 

@@ -103,35 +103,41 @@ void survivor_positions(const int* order, i64 r, i64 Q, i64 remove, i64 first_po
                         std::size_t scratch_bytes, cudaStream_t stream);
 
 // ---- alignment.cu ----------------------------------------------------------------------------
-// The passes of AlignmentOps::weighted_kernel_sum_batch for P weight vectors (Theta d x P) over
-// X (n x d) and the pair weights Y (n x n); blocks of a batch side by side, column-major.
+// The passes of AlignmentOps' sums for P weight vectors (Theta d x P) over the pairs (a_i, b_j)
+// of AlignmentPairs (A m x d, B q x d; one set of points: A = B) with the pair weights Y
+// (m x q); blocks of a batch side by side, column-major (alignment_device.cuh).
 
-// Xt (n x d P): block p = X diag(theta_p).
-void weight_columns(const double* X, i64 n, i64 d, const double* Theta, i64 P, double* Xt,
+// As (m x d P): block p = A diag(theta_p).
+void weight_columns(const AlignmentPairs& s, const double* Theta, i64 P, double* As,
                     cudaStream_t stream);
-// q (n x P): q_ip = sum_k Xt_p(i, k) X(i, k).
-void weighted_norms(const double* X, const double* Xt, i64 n, i64 d, i64 P, double* q,
+// na (m x P) = |a_i|^2_theta_p and nb (q x P) = |b_j|^2_theta_p (nb unwritten for one set of
+// points: na serves both).
+void weighted_norms(const AlignmentPairs& s, const double* Theta, i64 P, double* na, double* nb,
                     cudaStream_t stream);
-// In place on G (n x n P) holding the dots x_i' diag(theta_p) x_j: the Gaussian pair weights
-// Y_ij exp(-scale (q_ip + q_jp - 2 G_p(i, j))).
-void gaussian_pair_weights(const double* Y, const double* q, i64 n, i64 P, double scale,
-                           double* G, cudaStream_t stream);
-// W (n x n P): the chi-square pair weights Y_ij exp(-sum_k theta_kp D(x_ik, x_jk)).
-void chi_square_pair_weights(const double* X, const double* Y, const double* Theta, i64 n, i64 d,
-                             i64 P, double scale, double* W, cudaStream_t stream);
+// In place on G (m x q P) holding the dots a_i' diag(theta_p) b_j: the Gaussian pair weights
+// Y_ij exp(-scale (na_ip + nb_jp - 2 G_p(i, j))).
+void gaussian_pair_weights(const double* Y, const double* na, const double* nb, i64 m, i64 q,
+                           i64 P, double scale, double* G, cudaStream_t stream);
+// W (m x q P): the chi-square pair weights Y_ij exp(-sum_k theta_kp D(a_ik, b_jk)).
+void chi_square_pair_weights(const AlignmentPairs& s, const double* Y, const double* Theta, i64 P,
+                             double scale, double* W, cudaStream_t stream);
 // out[c] = sum_i A(i, c) for A rows x cols.
 void column_sums(const double* A, i64 rows, i64 cols, double* out, cudaStream_t stream);
-// gradient (d x P) of the Gaussian sums from r (n x P, r_p = W_p 1) and M (n x d P, M_p = W_p X).
-void gaussian_alignment_gradient(const double* X, const double* r, const double* M, i64 n, i64 d,
-                                 i64 P, double scale, double* gradient, cudaStream_t stream);
-// gradient (d x P) of the chi-square sums from W (n x n P): the direct pair sums.
+// r (m x P): r_ip = sum_j W_p(i, j) for W (m x q P).
+void row_sums(const double* W, i64 m, i64 q, i64 P, double* r, cudaStream_t stream);
+// gradient (d x P) of the Gaussian sums from r = W 1 (m x P), c = W' 1 (q x P) and M (m x d P,
+// M_p = W_p B).
+void gaussian_alignment_gradient(const AlignmentPairs& s, const double* r, const double* c,
+                                 const double* M, i64 P, double scale, double* gradient,
+                                 cudaStream_t stream);
+// gradient (d x P) of the chi-square sums from W (m x q P): the direct pair sums.
+void chi_square_alignment_gradient(const AlignmentPairs& s, const double* W, i64 P, double scale,
+                                   double* gradient, cudaStream_t stream);
 // AlignmentOps::gaussian_removal_sums without the diagonal: D (n x n, scratch) the squared
 // distances of the pairs i > j, out[p] (d + 1 entries) = 2 sum_{i > j} v_i v_j
 // exp(-scale (D_ij - (x_ip - x_jp)^2)), p = d leaving no feature out.
 void gaussian_removal_sums(const double* X, const double* v, i64 n, i64 d, double scale,
                            double* D, double* out, cudaStream_t stream);
-void chi_square_alignment_gradient(const double* X, const double* W, i64 n, i64 d, i64 P,
-                                   double scale, double* gradient, cudaStream_t stream);
 
 // ---- newton.cu -------------------------------------------------------------------------------
 

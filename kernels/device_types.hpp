@@ -1,10 +1,12 @@
 // The plain types that the device code shares with host code (no CUDA headers), so that a host
-// program can run the host-runnable phases of kernel_functions.cuh, smo_device.cuh and
-// newton_device.cuh thread by thread (tests/core/test_device_phases.cpp). The launchers that
-// take them are in device_ops.hpp.
+// program can run the host-runnable phases of kernel_functions.cuh, smo_device.cuh,
+// newton_device.cuh and alignment_device.cuh thread by thread (tests/core/test_device_phases.cpp).
+// The launchers that take them are in device_ops.hpp.
 #pragma once
 
 #include <cstdint>
+
+#include "core/host_device.hpp"
 
 namespace zeronorm::cuda_detail {
 
@@ -72,5 +74,15 @@ struct NewtonDeviceBatch {
 // tolerance), or for the host: the free variables' system had no Cholesky factorisation with
 // pivots above the singular floor (a singular or indefinite Q_FF), where the host rule decides.
 enum NewtonDeviceStatus : int { kNewtonOpen = 0, kNewtonFinished = 1, kNewtonToHost = 2 };
+
+// The point pairs of the alignment sums (alignment_device.cuh): the rows a_i of A (m x d) and
+// b_j of B (q x d), column-major; the sums over one set of points pass A = B (and m = q).
+struct AlignmentPairs {
+    const double* A = nullptr;
+    const double* B = nullptr;
+    i64 m = 0, q = 0, d = 0;
+    // One set of points: the weighted norms of B are those of A.
+    ZN_HD bool same_points() const { return A == B && m == q; }
+};
 
 }  // namespace zeronorm::cuda_detail

@@ -27,8 +27,9 @@ struct Problem {
 };
 
 // n points in d features (chi-square: nonnegative, some zeros so that x + z = 0 occurs), the
-// alignment's pair weights y_n y_n' (y_n = y_i / n_{y_i}) plus a random symmetric part, and P
-// weight vectors in [0, 1] (one with exact zeros).
+// alignment's pair weights y_n y_n' (y_n = y_i / n_{y_i}) plus a random part that is not
+// symmetric (the sums take any pair weights), and P weight vectors in [0, 1] (one with exact
+// zeros).
 Problem random_problem(AlignmentKernel type, Index n, Index d, Index P, std::mt19937_64& rng) {
     Problem p;
     p.spec.type = type;
@@ -44,8 +45,7 @@ Problem random_problem(AlignmentKernel type, Index n, Index d, Index P, std::mt1
     const double positives = double((n + 2) / 3);  // every third point is of class +1
     for (Index i = 0; i < n; ++i)
         y[i] = i % 3 == 0 ? 1.0 / positives : -1.0 / (double(n) - positives);
-    const Matrix S = testing::random_matrix(n, n, rng, -0.05, 0.05);
-    p.Y = y * y.transpose() + S + S.transpose();
+    p.Y = y * y.transpose() + testing::random_matrix(n, n, rng, -0.1, 0.1);
     p.Theta = testing::random_matrix(d, P, rng, 0.0, 1.0);
     p.Theta(0, 0) = 0.0;
     return p;

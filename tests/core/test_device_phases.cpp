@@ -1,5 +1,5 @@
 // The host-runnable phases of the CUDA kernels (kernels/smo_device.cuh, kernels/
-// kernel_functions.cuh, kernels/newton_device.cuh), run here thread by thread and block by
+// kernel_functions.cuh, kernels/newton_device.cuh, kernels/alignment_device.cuh), run here thread by thread and block by
 // block, with a barrier between phases as the kernels place them, against the test reference.
 // The device logic is checked on every build, with or without a GPU; the CUDA tests then check
 // that the kernels run these phases as written.
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/launch_rules.hpp"
+#include "kernels/alignment_device.cuh"
 #include "kernels/kernel_functions.cuh"
 #include "kernels/newton_device.cuh"
 #include "kernels/smo_device.cuh"
@@ -518,6 +519,137 @@ TEST(DevicePhases, NewtonHandsSingularSystemsToTheHostAndStopsOnAnEmptyFreeSet) 
         const NewtonRun capped =
             run_newton_block(K, y, inside, options, nullptr, 0.0, threads, false, 0);
         EXPECT_EQ(capped.status, cd::kNewtonOpen);
+    }
+}
+
+// alignment.cu's passes in the order alignment_ops.cpp launches them, over alignment_device.cuh's
+// bodies: each elementwise pass on `threads` grid threads (thread t takes the entries t,
+// t + threads, ..., the threads run last to first), each reduction the threads' shares added in
+// thread order, the two GEMMs of the Gaussian path by Eigen. Outputs start as NaN, so that an
+// entry no pass writes shows.
+struct AlignmentPassesOut {
+    std::vector<double> values;
+    Matrix gradient;
+};
+
+AlignmentPassesOut run_alignment_passes(const AlignmentKernelSpec& spec, const Matrix& A,
+                                        const Matrix& B, bool same_points, const Matrix& Y,
+                                        const Matrix& Theta, int threads) {
+    namespace ca = cd::alignment;
+    const Matrix& second = same_points ? A : B;
+    const cd::AlignmentPairs s{A.data(), second.data(), A.rows(), second.rows(), A.cols()};
+    EXPECT_EQ(s.same_points(), same_points);
+    const Index m = s.m, q = s.q, d = s.d, P = Theta.cols();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const auto grid = [&](auto body) {
+        for (int t = threads - 1; t >= 0; --t) body(t, threads);
+    };
+    const auto reduce = [&](auto part) {
+        double sum = 0.0;
+        for (int t = 0; t < threads; ++t) sum += part(t, threads);
+        return sum;
+    };
+    Matrix W = Matrix::Constant(m, q * P, nan);
+    Vector c = Vector::Constant(q * P, nan);
+    Matrix gradient = Matrix::Constant(d, P, nan);
+    const auto column_sums = [&] {
+        for (Index col = 0; col < q * P; ++col)
+            c[col] = reduce([&](int t, int T) { return ca::column_sum_part(W.data(), m, col, t, T); });
+    };
+    if (spec.type == AlignmentKernel::ChiSquare) {
+        grid([&](int t, int T) {
+            ca::chi_square_pair_weights(s, Y.data(), Theta.data(), P, spec.scale, W.data(), t, T);
+        });
+        column_sums();
+        for (Index p = 0; p < P; ++p)
+            for (Index k = 0; k < d; ++k)
+                gradient(k, p) = reduce([&](int t, int T) {
+                    return ca::chi_square_gradient_part(s, W.data(), k, p, spec.scale, t, T);
+                });
+    } else {
+        Matrix scaled = Matrix::Constant(m, d * P, nan);
+        Vector na = Vector::Constant(m * P, nan), nb = Vector::Constant(q * P, nan);
+        double* norms_b = same_points ? na.data() : nb.data();
+        grid([&](int t, int T) { ca::weight_columns(s, Theta.data(), P, scaled.data(), t, T); });
+        grid([&](int t, int T) {
+            ca::weighted_norms(s, Theta.data(), P, na.data(), norms_b, t, T);
+        });
+        for (Index p = 0; p < P; ++p)
+            W.middleCols(p * q, q) = scaled.middleCols(p * d, d) * second.transpose();
+        grid([&](int t, int T) {
+            ca::gaussian_pair_weights(Y.data(), na.data(), norms_b, m, q, P, spec.scale, W.data(),
+                                      t, T);
+        });
+        column_sums();
+        Vector r = Vector::Constant(m * P, nan);
+        grid([&](int t, int T) { ca::row_sums(W.data(), m, q, P, r.data(), t, T); });
+        for (Index p = 0; p < P; ++p)
+            scaled.middleCols(p * d, d) = W.middleCols(p * q, q) * second;
+        for (Index p = 0; p < P; ++p)
+            for (Index k = 0; k < d; ++k) {
+                double squares = 0.0, cross = 0.0;
+                for (int t = 0; t < threads; ++t) {
+                    const ca::GaussianGradientParts part = ca::gaussian_gradient_part(
+                        s, r.data(), c.data(), scaled.data(), k, p, t, threads);
+                    squares += part.squares;
+                    cross += part.cross;
+                }
+                gradient(k, p) = ca::gaussian_gradient(spec.scale, squares, cross);
+            }
+    }
+    AlignmentPassesOut out;
+    out.gradient = gradient;
+    for (Index p = 0; p < P; ++p) out.values.push_back(c.segment(p * q, q).sum());
+    return out;
+}
+
+TEST(DevicePhases, AlignmentPassesMatchTheDefinitionOnAnyThreadCount) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(test_seed() + 81);
+    for (const AlignmentKernel type : {AlignmentKernel::Gaussian, AlignmentKernel::ChiSquare}) {
+        const bool chi = type == AlignmentKernel::ChiSquare;
+        // (m, q, d, P); q = 0: the sums over one set of points (A = B).
+        for (const auto& [m, q, d, P] : {std::array<Index, 4>{9, 0, 4, 3},
+                                         {7, 5, 3, 2},
+                                         {1, 4, 6, 1},
+                                         {13, 1, 2, 3},
+                                         {40, 0, 7, 2}}) {
+            const bool same = q == 0;
+            SCOPED_TRACE(::testing::Message() << "chi-square " << chi << ", m " << m << ", q "
+                                            << q << ", d " << d << ", P " << P);
+            AlignmentKernelSpec spec;
+            spec.type = type;
+            spec.scale = chi ? 0.3 : 1.0 / (2.0 * (double(d) / 4.0));
+            Matrix A = random_matrix(m, d, rng, chi ? 0.0 : -1.5, 1.5);
+            Matrix B = same ? A : random_matrix(q, d, rng, chi ? 0.0 : -1.5, 1.5);
+            if (chi) {  // x + z = 0 occurs: the term is 0
+                A(0, 0) = 0.0;
+                B(B.rows() - 1, 0) = 0.0;
+                if (same) B = A;
+            }
+            // Any pair weights: not symmetric where the points are the same.
+            const Matrix Y = random_matrix(m, same ? m : q, rng, -1.0, 1.0);
+            Matrix Theta = random_matrix(d, P, rng, 0.0, 1.0);
+            Theta(0, 0) = 0.0;
+            const double scale = Y.cwiseAbs().sum();
+            for (const int threads : {1, 3, 64}) {
+                SCOPED_TRACE(::testing::Message() << threads << " threads");
+                const AlignmentPassesOut out = run_alignment_passes(spec, A, B, same, Y, Theta,
+                                                                    threads);
+                ASSERT_EQ(out.values.size(), std::size_t(P));
+                for (Index p = 0; p < P; ++p) {
+                    Vector g;
+                    const double v =
+                        same ? reference::weighted_kernel_sum(spec, A, Y, Theta.col(p), g)
+                             : reference::cross_kernel_sum(spec, A, B, Y, Theta.col(p), g);
+                    EXPECT_NEAR(out.values[std::size_t(p)], v, 1e-12 * scale) << "p " << p;
+                    ASSERT_TRUE(out.gradient.col(p).allFinite()) << "p " << p;
+                    EXPECT_LE((out.gradient.col(p) - g).cwiseAbs().maxCoeff(),
+                              1e-11 * scale * (1.0 + g.cwiseAbs().maxCoeff()))
+                        << "p " << p;
+                }
+            }
+        }
     }
 }
 

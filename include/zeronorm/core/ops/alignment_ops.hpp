@@ -27,10 +27,11 @@ public:
     // For every column theta_p of Theta (d x P):
     //   value[p]        = sum_ij Y_ij K_theta_p(x_i, x_j)
     //   gradient(k, p)  = d value[p] / d theta_k = -sum_ij Y_ij K_theta_p(x_i, x_j) D(x_ik, x_jk)
-    // for the rows x_i of X (n x d) and the pair weights Y (n x n, symmetric: e.g. y_n y_n' for
-    // the alignment y_n' K y_n). gradient (d x P) must be allocated. With W = Y o K_theta the
-    // Gaussian gradient is one n x n pass, one GEMM and column reductions:
-    //   gradient_k = -scale (2 (X' diag(W 1) X)_kk - 2 (X' W X)_kk);
+    // for the rows x_i of X (n x d) and the pair weights Y (n x n; e.g. y_n y_n' for the
+    // alignment y_n' K y_n). gradient (d x P) must be allocated. With W = Y o K_theta, r = W 1
+    // and c = W' 1 the Gaussian gradient is one n x n pass, one GEMM and row and column
+    // reductions:
+    //   gradient_k = -scale ((X' diag(r + c) X)_kk - 2 (X' W X)_kk);
     // the chi-square one has no product form and is the direct pair sum. Returns the P values.
     virtual std::vector<double> weighted_kernel_sum_batch(const AlignmentKernelSpec& spec,
                                                           const DeviceMatrix& X,
