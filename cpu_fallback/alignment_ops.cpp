@@ -27,14 +27,14 @@ void gaussian_column(double scale, const Vector& norms_a, double norm_b, const M
 
 // The value sum W and the Gaussian gradient from W = Y o K (m x q) over the pairs (a_i, b_j):
 // gradient_k = -scale (sum_i r_i a_ik^2 + sum_j c_j b_jk^2 - 2 sum_i a_ik (W B)_ik), r = W 1,
-// c = W' 1 (for A = B and a symmetric W, gaussian_alignment_gradient's product form).
+// c = W' 1 (rules::gaussian_alignment_gradient).
 double gaussian_value_and_gradient(double scale, const ConstMap& A, const ConstMap& B,
                                    const Matrix& W, GradientColumn gradient) {
     const Vector r = W.rowwise().sum(), c = W.colwise().sum().transpose();
     const Matrix WB = W * B;
     for (Index k = 0; k < A.cols(); ++k)
         gradient[k] = rules::gaussian_alignment_gradient(
-            scale, 0.5 * (r.dot(A.col(k).cwiseAbs2()) + c.dot(B.col(k).cwiseAbs2())),
+            scale, r.dot(A.col(k).cwiseAbs2()) + c.dot(B.col(k).cwiseAbs2()),
             A.col(k).dot(WB.col(k)));
     return r.sum();
 }

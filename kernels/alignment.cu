@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
     const double cross = SumReduce(scratch).Sum(part.cross);
     if (threadIdx.x == 0)
-        gradient[blockIdx.x] = alignment::gaussian_gradient(scale, squares, cross);
+        gradient[blockIdx.x] = rules::gaussian_alignment_gradient(scale, squares, cross);
 }
 
 // One block per (feature k, weight vector p), blockIdx.x = k + p d.
@@ -129,7 +129,7 @@ void weight_columns(const AlignmentPairs& s, const double* Theta, i64 P, double*
 
 void weighted_norms(const AlignmentPairs& s, const double* Theta, i64 P, double* na, double* nb,
                     cudaStream_t stream) {
-    const i64 total = alignment::weighted_norm_entries(s, P);
+    const i64 total = alignment::weighted_norm_rows(s) * P;
     if (total == 0) return;
     weighted_norms_kernel<<<blocks_for(total), kThreads, 0, stream>>>(s, Theta, P, na, nb);
     ZN_CUDA_CHECK_LAUNCH("weighted_norms_kernel");

@@ -41,13 +41,13 @@ ZN_HD inline double weighted_norm(const double* X, i64 rows, i64 d, const double
 }
 
 // na (m x P) = |a_i|^2_theta_p and, unless the points are the same (then na serves both),
-// nb (q x P) = |b_j|^2_theta_p: entries e < (m + q) P, or m P.
-ZN_HD inline i64 weighted_norm_entries(const AlignmentPairs& s, i64 P) {
-    return (s.m + (s.same_points() ? 0 : s.q)) * P;
+// nb (q x P) = |b_j|^2_theta_p: the norms of weighted_norm_rows(s) rows per weight vector.
+ZN_HD inline i64 weighted_norm_rows(const AlignmentPairs& s) {
+    return s.m + (s.same_points() ? 0 : s.q);
 }
 ZN_HD inline void weighted_norms(const AlignmentPairs& s, const double* Theta, i64 P, double* na,
                                  double* nb, i64 first, i64 stride) {
-    const i64 rows = s.m + (s.same_points() ? 0 : s.q);
+    const i64 rows = weighted_norm_rows(s);
     for (i64 e = first; e < rows * P; e += stride) {
         const i64 p = e / rows;
         const i64 r = e % rows;
@@ -107,7 +107,8 @@ ZN_HD inline double column_sum_part(const double* A, i64 rows, i64 c, int tid, i
 
 // A thread's share of the Gaussian gradient's sums for feature k and weight vector p:
 //   squares = sum_i r_ip a_ik^2 + sum_j c_jp b_jk^2,   cross = sum_i a_ik M_p(i, k),
-// r = W 1 (m x P), c = W' 1 (q x P), M_p = W_p B (m x d P).
+// r = W 1 (m x P), c = W' 1 (q x P), M_p = W_p B (m x d P); the block's sums give the gradient
+// by rules::gaussian_alignment_gradient.
 struct GaussianGradientParts {
     double squares = 0.0, cross = 0.0;
 };
@@ -126,12 +127,6 @@ ZN_HD inline GaussianGradientParts gaussian_gradient_part(const AlignmentPairs& 
     }
     for (i64 j = tid; j < s.q; j += threads) part.squares += cp[j] * b[j] * b[j];
     return part;
-}
-
-// gradient(k, p) = d/d theta_k sum_ij W_p(i, j) = -scale (squares - 2 cross), from the block's
-// sums of gaussian_gradient_part.
-ZN_HD inline double gaussian_gradient(double scale, double squares, double cross) {
-    return rules::gaussian_alignment_gradient(scale, 0.5 * squares, cross);
 }
 
 // A thread's share of the chi-square gradient(k, p) = -sum_ij W_p(i, j) D(a_ik, b_jk), the

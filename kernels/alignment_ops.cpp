@@ -17,6 +17,9 @@
 namespace zeronorm::cuda_detail {
 namespace {
 
+// Entries of a rows x cols matrix.
+std::size_t entries(i64 rows, i64 cols) { return std::size_t(rows) * std::size_t(cols); }
+
 class CudaAlignmentOps final : public AlignmentOps {
 public:
     explicit CudaAlignmentOps(CudaBackend& backend) : b_(backend) {}
@@ -65,7 +68,7 @@ public:
         // Poisoned: every entry must be written by the kernel.
         std::vector<double> out(count, std::numeric_limits<double>::quiet_NaN());
         if (n == 0) return std::vector<double>(count, 0.0);
-        DeviceBuffer<double> D(std::size_t(n) * std::size_t(n), b_.memory());
+        DeviceBuffer<double> D(entries(n, n), b_.memory());
         DeviceBuffer<double> sums(count, b_.memory());
         b_.copy_to_device(sums.get(), out.data(), count);
         cuda_detail::gaussian_removal_sums(X.data(), v.data(), n, d, scale, D.get(), sums.get(),
@@ -95,9 +98,6 @@ private:
             for (double& v : values) v = total;
             return values;
         }
-        const auto entries = [](i64 rows, i64 cols) {
-            return std::size_t(rows) * std::size_t(cols);
-        };
         DeviceBuffer<double> W(entries(s.m * s.q, P), b_.memory());
         DeviceBuffer<double> c(entries(s.q, P), b_.memory());
         // Poisoned: an entry the gradient's kernel leaves unwritten shows as NaN.
@@ -128,11 +128,10 @@ private:
                   bP = blas_int(P, where);
         const long long md = static_cast<long long>(s.m) * s.d,
                         mq = static_cast<long long>(s.m) * s.q;
-        DeviceBuffer<double> scaled(std::size_t(md) * std::size_t(P), b_.memory());
-        DeviceBuffer<double> na(std::size_t(s.m) * std::size_t(P), b_.memory());
-        DeviceBuffer<double> nb(s.same_points() ? 0 : std::size_t(s.q) * std::size_t(P),
-                                b_.memory());
-        DeviceBuffer<double> r(std::size_t(s.m) * std::size_t(P), b_.memory());
+        DeviceBuffer<double> scaled(entries(md, P), b_.memory());
+        DeviceBuffer<double> na(entries(s.m, P), b_.memory());
+        DeviceBuffer<double> nb(s.same_points() ? 0 : entries(s.q, P), b_.memory());
+        DeviceBuffer<double> r(entries(s.m, P), b_.memory());
         double* norms_b = s.same_points() ? na.get() : nb.get();
         weight_columns(s, Theta.data(), P, scaled.get(), b_.stream());
         weighted_norms(s, Theta.data(), P, na.get(), norms_b, b_.stream());

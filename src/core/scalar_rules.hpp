@@ -125,12 +125,11 @@ ZN_HD inline double alignment_term(bool chi_square, double scale, double x, doub
     return scale * (d * d);
 }
 
-// d/d theta_k of sum_ij W_ij for the Gaussian kernel, W = Y o K_theta symmetric, from the
-// products: -scale sum_ij W_ij (x_ik - x_jk)^2 = -scale (2 sum_i r_i x_ik^2 - 2 sum_i x_ik (W X)_ik)
-// with r = W 1; row_weighted_squares = sum_i r_i x_ik^2, cross = sum_i x_ik (W X)_ik.
-ZN_HD inline double gaussian_alignment_gradient(double scale, double row_weighted_squares,
-                                                double cross) {
-    return -scale * (2.0 * row_weighted_squares - 2.0 * cross);
+// d/d theta_k of sum_ij W_ij for the Gaussian kernel over the pairs (a_i, b_j), W = Y o K_theta,
+// from the products: -scale sum_ij W_ij (a_ik - b_jk)^2 = -scale (squares - 2 cross) with
+// squares = sum_i r_i a_ik^2 + sum_j c_j b_jk^2 (r = W 1, c = W' 1), cross = sum_i a_ik (W B)_ik.
+ZN_HD inline double gaussian_alignment_gradient(double scale, double squares, double cross) {
+    return -scale * (squares - 2.0 * cross);
 }
 
 // ---- standardiser (Standardizer, include/zeronorm/core/preprocess.hpp) -----------------------

@@ -594,7 +594,7 @@ AlignmentPassesOut run_alignment_passes(const AlignmentKernelSpec& spec, const M
                     squares += part.squares;
                     cross += part.cross;
                 }
-                gradient(k, p) = ca::gaussian_gradient(spec.scale, squares, cross);
+                gradient(k, p) = rules::gaussian_alignment_gradient(spec.scale, squares, cross);
             }
     }
     AlignmentPassesOut out;
