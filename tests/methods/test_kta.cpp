@@ -8,8 +8,10 @@
 #include <cmath>
 #include <random>
 
+#include "support/capability_backend.hpp"
 #include "support/random.hpp"
 #include "zeronorm/core/error.hpp"
+#include "zeronorm/core/ops/alignment_ops.hpp"
 #include "zeronorm/methods/kta.hpp"
 #include "zeronorm/evaluation/evaluation.hpp"
 #include "zeronorm/methods/selection.hpp"
@@ -147,6 +149,66 @@ TEST(Kta, LockstepBatchEqualsDcasInOrder) {
     EXPECT_THROW(train_kta_batch(*backend, data.X, data.y, bad, KtaSchedule::Lockstep),
                  InvalidArgument);
     EXPECT_TRUE(train_kta_batch(*backend, data.X, data.y, {}, KtaSchedule::Lockstep).empty());
+}
+
+// Alignment sums that fail once, at the given call of the cross sum (as a device that runs out
+// of memory would), and otherwise compute on the inner operations.
+class FailingCrossSums final : public AlignmentOps {
+public:
+    FailingCrossSums(AlignmentOps& inner, int failing_call)
+        : inner_(inner), failing_call_(failing_call) {}
+    std::vector<double> weighted_kernel_sum_batch(const AlignmentKernelSpec& spec,
+                                                  const DeviceMatrix& X, const DeviceMatrix& Y,
+                                                  const DeviceMatrix& Theta,
+                                                  DeviceMatrix& gradient) override {
+        return inner_.weighted_kernel_sum_batch(spec, X, Y, Theta, gradient);
+    }
+    std::vector<double> cross_kernel_sum_batch(const AlignmentKernelSpec& spec,
+                                               const DeviceMatrix& A, const DeviceMatrix& B,
+                                               const DeviceMatrix& Y, const DeviceMatrix& Theta,
+                                               DeviceMatrix& gradient) override {
+        if (++calls_ == failing_call_) throw OutOfDeviceMemory(std::size_t{1} << 30);
+        return inner_.cross_kernel_sum_batch(spec, A, B, Y, Theta, gradient);
+    }
+    std::vector<double> gaussian_removal_sums(double scale, const DeviceMatrix& X,
+                                              const DeviceMatrix& v) override {
+        return inner_.gaussian_removal_sums(scale, X, v);
+    }
+
+private:
+    AlignmentOps& inner_;
+    int failing_call_, calls_ = 0;
+};
+
+class FailingAlignmentBackend final : public testing::CapabilityBackend {
+public:
+    explicit FailingAlignmentBackend(int failing_call)
+        : CapabilityBackend(make_cpu_backend(), testing::capabilities(false, 1)),
+          failing_(CapabilityBackend::alignment(), failing_call) {}
+    AlignmentOps& alignment() override { return failing_; }
+
+private:
+    FailingCrossSums failing_;
+};
+
+TEST(Kta, DeviceErrorsInTheSumsReachTheCaller) {
+    // The first cross sum is the start point's; the next ones are inside the first L-BFGS-B
+    // subproblem, whose own failures (the line search giving up) are absorbed: a failed sum is
+    // not one of them, on either schedule.
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 11);
+    const Dataset data = informative(24, 5, 1.0, false, rng);
+    for (const int failing_call : {1, 2, 3}) {
+        SCOPED_TRACE(::testing::Message() << "failing call " << failing_call);
+        FailingAlignmentBackend single(failing_call);
+        EXPECT_THROW(train_kta(single, data.X, data.y, KtaOptions{}), OutOfDeviceMemory);
+        FailingAlignmentBackend lockstep(failing_call);
+        EXPECT_THROW(train_kta_batch(lockstep, data.X, data.y, std::vector<KtaOptions>(3),
+                                     KtaSchedule::Lockstep),
+                     OutOfDeviceMemory);
+    }
+    FailingAlignmentBackend never(0);
+    EXPECT_NO_THROW(train_kta(never, data.X, data.y, KtaOptions{}));
 }
 
 TEST(Kta, InformativeFeaturesOutrankNoise) {

@@ -20,7 +20,7 @@ inline BackendCapabilities capabilities(bool prefers_batched_schedule, unsigned 
     return caps;
 }
 
-class CapabilityBackend final : public Backend {
+class CapabilityBackend : public Backend {
 public:
     struct Counters {
         std::atomic<int> workers{0};       // make_worker calls

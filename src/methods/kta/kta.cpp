@@ -328,6 +328,8 @@ Vector dca_step(Alignment& a, const DcaPoint& start, const Vector& upper,
     iterations = 0;
     try {
         iterations = solver.minimize(subproblem, theta, value, lower, upper);
+    } catch (const Error&) {
+        throw;  // the sums failed (a device error, out of memory): not the line search
     } catch (const std::exception&) {
         // The line search gave up (rounding near the optimum): keep the last point if it helps.
         theta = theta.cwiseMax(lower).cwiseMin(upper);
