@@ -165,7 +165,9 @@ int blas_int(Index v, const char* where) {
 }
 
 CudaBackend::CudaBackend(int device, const CudaBackend* parent, unsigned workers)
-    : device_(device), worker_(parent != nullptr), memory_share_(parent != nullptr ? workers : 1) {
+    : device_(device), worker_(parent != nullptr),
+      worker_share_(parent != nullptr ? parent->worker_share_
+                                      : std::make_shared<WorkerMemoryShare>()) {
     ZN_EXPECTS(workers >= 1, "CUDA backend: workers must be >= 1, got " << workers);
     const Stopwatch start_up;  // the context (on the first backend), handles and module image
     if (const char* profile = std::getenv("ZERONORM_CUDA_PROFILE");
@@ -209,7 +211,14 @@ CudaBackend::CudaBackend(int device, const CudaBackend* parent, unsigned workers
         memory_.pool = shared_device_pool(device_);
         memory_.stream = std::make_shared<OwnedStream>(device_);
         stream_ = memory_.stream->get();
-        ZN_CUBLAS_TRY(cublasCreate(&blas_));
+        if (parent != nullptr) join_worker_share(parent->memory_, workers);
+        // The other workers' pool may hold most of the device: trimmed, once more.
+        cublasStatus_t cublas_create = cublasCreate(&blas_);
+        if (cublas_create == CUBLAS_STATUS_ALLOC_FAILED) {
+            memory_.release_unused();
+            cublas_create = cublasCreate(&blas_);
+        }
+        ZN_CUBLAS_TRY(cublas_create);
         ZN_CUBLAS_TRY(cublasSetStream(blas_, stream_));
         ZN_CUBLAS_TRY(cublasSetPointerMode(blas_, CUBLAS_POINTER_MODE_HOST));
         // Deterministic results: no atomics-based algorithms.
@@ -300,7 +309,31 @@ CudaBackend::~CudaBackend() {
     std::fputs(tables.c_str(), stderr);
 }
 
+void CudaBackend::join_worker_share(const DeviceMemory& root, unsigned workers) {
+    std::lock_guard<std::mutex> lock(worker_share_->mutex);
+    if (worker_share_->live == 0 || worker_share_->workers != workers) {
+        worker_share_->bytes = root.available() / workers;
+        worker_share_->workers = workers;
+    }
+    ++worker_share_->live;
+    share_bytes_ = worker_share_->bytes;
+    in_worker_share_ = true;
+}
+
+std::size_t CudaBackend::free_memory() const {
+    const std::size_t available = memory_.available();
+    return in_worker_share_ ? std::min(share_bytes_, available) : available;
+}
+
 void CudaBackend::release() noexcept {
+    if (in_worker_share_) {
+        try {
+            std::lock_guard<std::mutex> lock(worker_share_->mutex);
+            --worker_share_->live;
+        } catch (...) {  // std::mutex::lock failing (system_error): the count stays high
+        }
+        in_worker_share_ = false;
+    }
     on_device_quietly(device_, [this] {
         const bool synchronised = stream_ == nullptr || cudaStreamSynchronize(stream_) == cudaSuccess;
         if (profile_ != nullptr && synchronised) read_timings();

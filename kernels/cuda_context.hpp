@@ -133,6 +133,17 @@ struct WorkerProfiles {
     int workers = 0;
 };
 
+// The device memory that the workers running at once share (make_worker(workers)): measured
+// once, when the first of them starts and none holds memory yet, so that what a worker may take
+// (the full kernel or the decomposition solver, a batch's size) does not depend on how far the
+// others have got; the device's actual free memory still bounds it.
+struct WorkerMemoryShare {
+    std::mutex mutex;
+    unsigned live = 0;      // workers alive
+    unsigned workers = 0;   // the workers argument they were made with
+    std::size_t bytes = 0;  // each one's share
+};
+
 class CudaBackend final : public Backend {
 public:
     explicit CudaBackend(int device) : CudaBackend(device, nullptr, 1) {}
@@ -200,8 +211,8 @@ public:
     int device() const { return device_; }
     const DeviceMemory& memory() const { return memory_; }
     // The device's free memory (the pool's unused part counted) that this backend may take: all
-    // of it, or a worker's share of it.
-    std::size_t free_memory() const { return memory_.available() / memory_share_; }
+    // of it, or a worker's share (WorkerMemoryShare) where that is less.
+    std::size_t free_memory() const;
     std::size_t total_memory() const { return total_memory_; }
     // The device's limits the launch-size rules read (launch_rules.hpp).
     const launch_rules::DeviceLimits& limits() const { return limits_; }
@@ -244,6 +255,8 @@ public:
 
 private:
     void release() noexcept;
+    // A worker's share of the memory the root's `root` has free (WorkerMemoryShare).
+    void join_worker_share(const DeviceMemory& root, unsigned workers);
     // The timed launches' device times, into the profile (the stream has synchronised).
     void read_timings() noexcept;
     void destroy_timings() noexcept;
@@ -256,7 +269,10 @@ private:
 
     int device_;
     bool worker_ = false;
-    unsigned memory_share_ = 1;  // a worker: one of this many running at once
+    // The root's, shared with its workers; a worker's share of the memory once it has joined.
+    std::shared_ptr<WorkerMemoryShare> worker_share_;
+    std::size_t share_bytes_ = 0;
+    bool in_worker_share_ = false;
     std::string name_;
     launch_rules::DeviceLimits limits_;
     std::size_t total_memory_ = 0;

@@ -748,5 +748,30 @@ TEST(KernelSpecValidation, NamesTheBadField) {
     EXPECT_THROW(parse_kernel_type("sigmoid"), InvalidArgument);
 }
 
+
+// The workers running at once share the memory measured when the first of them started: one that
+// starts after another has taken memory is given the same share (its batch size, its choice of
+// solver), and once all have ended the next ones measure again.
+TEST(CudaWorkers, ShareTheMemoryMeasuredWhenTheFirstStarts) {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    const auto backend = make_backend(BackendKind::Cuda);
+    const unsigned workers = 4;
+    auto first = backend->make_worker(workers);
+    const std::size_t batch = first->capabilities().batch_bytes;  // a quarter of the share
+    if (batch <= (std::size_t{256} << 20)) GTEST_SKIP() << "too little device memory free";
+    const Index cols = 1024;
+    const auto rows_for = [&](std::size_t bytes) { return Index(bytes / (sizeof(double) * cols)); };
+    DeviceMatrix held = first->allocate(rows_for(2 * batch), cols);
+    auto second = backend->make_worker(workers);
+    EXPECT_EQ(second->capabilities().batch_bytes, batch);
+    held = DeviceMatrix();
+    first.reset();
+    second.reset();
+    // The root backend holds a share's worth of memory before the next run's workers start.
+    const DeviceMatrix root_held = backend->allocate(rows_for(4 * batch), cols);
+    const auto next = backend->make_worker(workers);
+    EXPECT_LT(next->capabilities().batch_bytes, batch);
+}
+
 }  // namespace
 }  // namespace zeronorm
