@@ -94,7 +94,9 @@ private:
 
 Index ColumnOrder::max_columns(Index d) {
     ZN_EXPECTS(d <= INT_MAX, "column order: " << d << " rows exceed the sort's range (int)");
-    constexpr Index kEntriesPerSort = Index{1} << 26;  // 1.5 GB of keys, rows and copies
+    // Per entry: the keys and their sorted copy (8 + 8 bytes), the rows in and out (4 + 4) and
+    // CUB's ping-pong copies of both in its scratch (12): 2.25 GiB at 2^26 entries.
+    constexpr Index kEntriesPerSort = Index{1} << 26;
     return std::max<Index>(1, kEntriesPerSort / std::max<Index>(d, 1));
 }
 

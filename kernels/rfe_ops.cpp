@@ -3,6 +3,7 @@
 // 4-byte rows and the survivors' columns gathered on the device, so neither W nor the next
 // round's column positions cross the bus.
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "core/batch_shapes.hpp"
@@ -52,8 +53,11 @@ public:
                 b_.copy_to_host(&selected, count.get(), 1);
             }
             const std::vector<int> tail = order.download(report_from, reported);  // synchronises
-            ZN_EXPECTS(selected == kept * Q, "eliminate_batch: " << selected << " survivors, not "
-                                                                 << kept * Q);
+            // The device's count against the host's: a disagreement is a fault of the kernels,
+            // not of the caller's arguments.
+            if (selected != kept * Q)
+                throw CudaError("eliminate_batch: the device gathered " + std::to_string(selected) +
+                                " survivors where " + std::to_string(kept * Q) + " remain");
             for (Index q = 0; q < Q; ++q) {
                 const auto from = tail.begin() + q * reported;
                 out.order_tail[std::size_t(first + q)].assign(from, from + reported);
