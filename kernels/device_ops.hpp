@@ -65,13 +65,6 @@ void scale_rows_columns(double* X, i64 rows, i64 cols, const double* r, const do
 
 // ---- scale_update.cu -------------------------------------------------------------------------
 
-// What the update did to one column (AromOps::multiplicative_update_batch's ScaleUpdate).
-struct ScaleUpdateOutcome {
-    i64 survivors = 0;
-    double max_change = 0.0;
-    int degenerate = 0;
-};
-
 // The AROM multiplicative update of every column p < P of Z (d x P) with update[p] != 0, from
 // W (d x P): normalized and next (d x P) as AromOps::multiplicative_update_batch; columns not
 // updated or degenerate are copied. update and outcomes (P entries) are device memory.

@@ -1,7 +1,7 @@
 // The plain types that the device code shares with host code (no CUDA headers), so that a host
 // program can run the host-runnable phases of kernel_functions.cuh, smo_device.cuh,
-// newton_device.cuh and alignment_device.cuh thread by thread (tests/core/test_device_phases.cpp).
-// The launchers that take them are in device_ops.hpp.
+// newton_device.cuh, alignment_device.cuh and scale_update_device.cuh thread by thread
+// (tests/core/test_device_phases.cpp). The launchers that take them are in device_ops.hpp.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +47,14 @@ struct SmoDeviceOutcome {
     int status = kSmoConverged;
     int i = -1;          // last working set (diagnostics)
     int j = -1;
+};
+
+// What the AROM update did to one column (AromOps::multiplicative_update_batch's ScaleUpdate;
+// see scale_update_device.cuh).
+struct ScaleUpdateOutcome {
+    i64 survivors = 0;
+    double max_change = 0.0;
+    int degenerate = 0;
 };
 
 // A batch of Newton finishes (SmoOps::newton_finish_batch) of one size n, stored back to back

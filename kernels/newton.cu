@@ -3,89 +3,25 @@
 // barriers and CUB block reductions. The host recomputes the gap, bias and objective from the
 // beta and gradient written here; problems marked kNewtonToHost (Q_FF singular or indefinite)
 // get the host rule, so both backends agree.
-#include <cub/block/block_reduce.cuh>
-
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
 #include "newton_device.cuh"
+#include "thread_block.cuh"
 
 namespace zeronorm::cuda_detail {
 namespace {
 
 constexpr int kThreads = launch_rules::newton_threads;
 
-using Reduce = cub::BlockReduce<double, kThreads>;
-
-struct Sum {
-    __device__ double operator()(double a, double b) const { return a + b; }
-};
-struct Max {
-    __device__ double operator()(double a, double b) const { return a > b ? a : b; }
-};
-struct Min {
-    __device__ double operator()(double a, double b) const { return a < b ? a : b; }
-};
-
-// newton_device.cuh's Block on a CUDA thread block of kThreads threads. `slot` broadcasts a
-// value from thread 0; the barrier after its read lets the next step reuse it (and CUB's
-// storage).
-class ThreadBlock {
-public:
-    __device__ ThreadBlock(Reduce::TempStorage& storage, double& slot)
-        : storage_(storage), slot_(slot) {}
-
-    template <class F>
-    __device__ void each(F f) {
-        f(static_cast<int>(threadIdx.x), kThreads);
-        __syncthreads();
-    }
-    template <class F>
-    __device__ double single(F f) {
-        if (threadIdx.x == 0) slot_ = f();
-        return broadcast();
-    }
-    template <class F>
-    __device__ double sum(F f) {
-        return reduce(f(static_cast<int>(threadIdx.x), kThreads), Sum());
-    }
-    template <class F>
-    __device__ double max(F f) {
-        return reduce(f(static_cast<int>(threadIdx.x), kThreads), Max());
-    }
-    template <class F>
-    __device__ double min(F f) {
-        return reduce(f(static_cast<int>(threadIdx.x), kThreads), Min());
-    }
-    template <class F>
-    __device__ bool any(F f) {
-        return __syncthreads_or(f(static_cast<int>(threadIdx.x), kThreads) ? 1 : 0) != 0;
-    }
-
-private:
-    template <class Op>
-    __device__ double reduce(double v, Op op) {
-        const double r = Reduce(storage_).Reduce(v, op);
-        if (threadIdx.x == 0) slot_ = r;
-        return broadcast();
-    }
-    __device__ double broadcast() {
-        __syncthreads();
-        const double v = slot_;
-        __syncthreads();
-        return v;
-    }
-
-    Reduce::TempStorage& storage_;
-    double& slot_;
-};
+using Block = ThreadBlock<kThreads>;
 
 __global__ void __launch_bounds__(kThreads) newton_finish_kernel(NewtonDeviceBatch b) {
     extern __shared__ double shared[];
-    __shared__ Reduce::TempStorage storage;
+    __shared__ Block::Reduce::TempStorage storage;
     __shared__ double slot;
     const i64 p = blockIdx.x;
     if (b.open[p] == 0) return;
-    ThreadBlock block(storage, slot);
+    Block block(storage, slot);
     const int status = newton_finish_block(block, newton_problem(b, p, shared));
     if (threadIdx.x == 0) b.finished[p] = status;
 }

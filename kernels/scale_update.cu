@@ -1,96 +1,43 @@
-// The AROM multiplicative update for a batch of feature scalings (Backend::
-// multiplicative_update_batch): one thread block per column, two passes over its d entries
-// (the largest u, then normalise, prune and count), block reductions by CUB. The arithmetic is
-// the one-problem update's (arom_update): u_j = z_j |z_j w_j|, then u_j / max(u).
-// And the order of the scales' rows that top_rows reads its selections from.
-#include <cub/block/block_reduce.cuh>
+// The AROM multiplicative update for a batch of feature scalings (AromOps::
+// multiplicative_update_batch): one thread block per column running scale_update_device.cuh's
+// update with barriers and CUB block reductions. And the order of the scales' rows that
+// top_rows reads its selections from.
 #include <cub/device/device_segmented_radix_sort.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
-#include <cmath>
 
-#include "core/scalar_rules.hpp"
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
 #include "grid_stride.cuh"
+#include "scale_update_device.cuh"
+#include "thread_block.cuh"
 
 namespace zeronorm::cuda_detail {
 namespace {
 
 constexpr int kThreads = 256;
 
-struct MaxOp {
-    __device__ double operator()(double a, double b) const { return a > b ? a : b; }
-};
+using Block = ThreadBlock<kThreads>;
 
 __global__ void __launch_bounds__(kThreads)
     multiplicative_update_kernel(const double* Z, const double* W, i64 d, const int* update,
                                  double prune_tolerance, double* normalized, double* next,
                                  ScaleUpdateOutcome* outcomes) {
-    using DoubleReduce = cub::BlockReduce<double, kThreads>;
-    using IntReduce = cub::BlockReduce<i64, kThreads>;
-    __shared__ union {
-        typename DoubleReduce::TempStorage real;
-        typename IntReduce::TempStorage count;
-    } scratch;
-    __shared__ double s_top;
-    __shared__ int s_degenerate;
-
+    __shared__ Block::Reduce::TempStorage storage;
+    __shared__ double slot;
     const i64 p = blockIdx.x;
-    const double* z = Z + p * d;
-    const double* w = W + p * d;
-    double* out_normalized = normalized + p * d;
-    double* out_next = next + p * d;
-    ScaleUpdateOutcome outcome{};
-
-    bool copy = update[p] == 0;
-    if (!copy) {
-        double top = 0.0;
-        int bad = 0;
-        for (i64 j = threadIdx.x; j < d; j += kThreads) {
-            const double u = rules::arom_unnormalized(z[j], fabs(z[j] * w[j]));
-            if (!isfinite(u)) bad = 1;
-            else if (u > top) top = u;
-        }
-        const double block_top = DoubleReduce(scratch.real).Reduce(top, MaxOp());
-        __syncthreads();
-        const int any_bad = __syncthreads_or(bad);
-        if (threadIdx.x == 0) {
-            s_top = block_top;
-            s_degenerate = rules::arom_degenerate(block_top, any_bad != 0);
-        }
-        __syncthreads();
-        copy = s_degenerate != 0;
-        outcome.degenerate = copy ? 1 : 0;
-    }
-    if (copy) {
-        for (i64 j = threadIdx.x; j < d; j += kThreads) {
-            out_normalized[j] = z[j];
-            out_next[j] = z[j];
-        }
-        if (threadIdx.x == 0) outcomes[p] = outcome;
-        return;
-    }
-    const double top = s_top;
-    double change = 0.0;
-    i64 survivors = 0;
-    for (i64 j = threadIdx.x; j < d; j += kThreads) {
-        const rules::AromEntry entry = rules::arom_entry(
-            rules::arom_unnormalized(z[j], fabs(z[j] * w[j])), top, z[j], prune_tolerance);
-        out_normalized[j] = entry.normalized;
-        out_next[j] = entry.next;
-        survivors += entry.keep ? 1 : 0;
-        if (entry.change > change) change = entry.change;
-    }
-    const double block_change = DoubleReduce(scratch.real).Reduce(change, MaxOp());
-    __syncthreads();
-    const i64 block_survivors = IntReduce(scratch.count).Sum(survivors);
-    if (threadIdx.x == 0) {
-        outcome.max_change = block_change;
-        outcome.survivors = block_survivors;
-        outcomes[p] = outcome;
-    }
+    ScaleUpdateColumn column;
+    column.z = Z + p * d;
+    column.w = W + p * d;
+    column.normalized = normalized + p * d;
+    column.next = next + p * d;
+    column.d = d;
+    column.update = update[p] != 0;
+    column.prune_tolerance = prune_tolerance;
+    Block block(storage, slot);
+    const ScaleUpdateOutcome outcome = scale_update_block(block, column);
+    if (threadIdx.x == 0) outcomes[p] = outcome;
 }
 
 // Row number of every entry of a d x Q column-major matrix.

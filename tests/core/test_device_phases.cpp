@@ -1,6 +1,7 @@
 // The host-runnable phases of the CUDA kernels (kernels/smo_device.cuh, kernels/
-// kernel_functions.cuh, kernels/newton_device.cuh, kernels/alignment_device.cuh), run here thread by thread and block by
-// block, with a barrier between phases as the kernels place them, against the test reference.
+// kernel_functions.cuh, kernels/newton_device.cuh, kernels/alignment_device.cuh, kernels/
+// scale_update_device.cuh), run here thread by thread and block by block, with a barrier
+// between phases as the kernels place them, against the test reference.
 // The device logic is checked on every build, with or without a GPU; the CUDA tests then check
 // that the kernels run these phases as written.
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 #include "kernels/alignment_device.cuh"
 #include "kernels/kernel_functions.cuh"
 #include "kernels/newton_device.cuh"
+#include "kernels/scale_update_device.cuh"
 #include "kernels/smo_device.cuh"
 #include "reference/reference.hpp"
 #include "solvers/dense_dual.hpp"
@@ -647,6 +649,59 @@ TEST(DevicePhases, AlignmentPassesMatchTheDefinitionOnAnyThreadCount) {
                     EXPECT_LE((out.gradient.col(p) - g).cwiseAbs().maxCoeff(),
                               1e-11 * scale * (1.0 + g.cwiseAbs().maxCoeff()))
                         << "p " << p;
+                }
+            }
+        }
+    }
+}
+
+
+// The AROM update of one column, exactly the one-column rule's: the same normalised and pruned
+// scales, survivors, largest change and degenerate columns (u all zero, not finite), and a
+// column not updated copied; on any thread count, the threads in either order.
+TEST(DevicePhases, AromUpdateIsTheOneColumnRuleOnAnyThreadCount) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(test_seed() + 91);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    enum Case { Plain, NotUpdated, ZeroWeights, NanWeight, InfiniteScale, AllPruned };
+    for (const Index d : {0, 1, 5, 257, 1200}) {
+        for (const Case kind : {Plain, NotUpdated, ZeroWeights, NanWeight, InfiniteScale,
+                                AllPruned}) {
+            if (d == 0 && kind != Plain && kind != NotUpdated) continue;
+            SCOPED_TRACE(::testing::Message() << "d " << d << ", case " << int(kind));
+            // Scales in [0, 1] with zeros (pruned features) and many small ones near the
+            // tolerance; weights of either sign.
+            Vector z = random_matrix(d, 1, rng, 0.0, 1.0).col(0).array().pow(4.0).matrix();
+            for (Index j = 0; j < d; j += 3) z[j] = 0.0;
+            Vector w = random_matrix(d, 1, rng, -2.0, 2.0).col(0);
+            if (kind == ZeroWeights) w.setZero();
+            if (kind == NanWeight) w[d / 2] = nan;
+            if (kind == InfiniteScale) z[d - 1] = inf;
+            const double tolerance = kind == AllPruned ? 0.999999 : 1e-3;
+            if (kind == AllPruned && d > 1) z[1] = 0.5;  // one top entry survives at most
+            const bool update = kind != NotUpdated;
+            const reference::AromColumn want = reference::arom_update(z, w, update, tolerance);
+            for (const int threads : {1, 3, 32, 256}) {
+                for (const bool descending : {false, true}) {
+                    SCOPED_TRACE(::testing::Message() << threads << " threads, descending "
+                                                    << descending);
+                    Vector normalized = Vector::Constant(d, nan), next = Vector::Constant(d, nan);
+                    cd::ScaleUpdateColumn column;
+                    column.z = z.data();
+                    column.w = w.data();
+                    column.normalized = normalized.data();
+                    column.next = next.data();
+                    column.d = d;
+                    column.update = update;
+                    column.prune_tolerance = tolerance;
+                    HostBlock block(threads, descending);
+                    const cd::ScaleUpdateOutcome got = cd::scale_update_block(block, column);
+                    EXPECT_EQ(normalized, want.normalized);
+                    EXPECT_EQ(next, want.next);
+                    EXPECT_EQ(got.survivors, want.summary.survivors);
+                    EXPECT_EQ(got.max_change, want.summary.max_change);
+                    EXPECT_EQ(got.degenerate != 0, want.summary.degenerate);
                 }
             }
         }
