@@ -34,20 +34,18 @@ ZN_HD ScaleUpdateOutcome scale_update_block(Block& block, const ScaleUpdateColum
     bool copy = !c.update;
     double top = 0.0;
     if (!copy) {
+        // A non-finite u counts as +inf, so one reduction gives both max u and whether any u
+        // is not finite.
         top = block.max([=](int tid, int threads) {
             double local = 0.0;
             for (i64 j = tid; j < c.d; j += threads) {
                 const double u = rules::arom_unnormalized(c.z[j], fabs(c.z[j] * c.w[j]));
+                if (!isfinite(u)) return HUGE_VAL;
                 if (u > local) local = u;
             }
             return local;
         });
-        const bool any_non_finite = block.any([=](int tid, int threads) {
-            for (i64 j = tid; j < c.d; j += threads)
-                if (!isfinite(rules::arom_unnormalized(c.z[j], fabs(c.z[j] * c.w[j]))))
-                    return true;
-            return false;
-        });
+        const bool any_non_finite = !isfinite(top);
         copy = rules::arom_degenerate(top, any_non_finite);
         outcome.degenerate = copy ? 1 : 0;
     }
