@@ -406,6 +406,28 @@ bool CudaBackend::all_finite(const DeviceMatrix& m) {
     return flag == 0;
 }
 
+bool CudaBackend::all_finite(const DeviceMatrix& m, Index block_cols,
+                             const std::vector<int>& flags) {
+    DeviceBuffer<int> d_flag(1, memory_);
+    ZN_CUDA_TRY(cudaMemsetAsync(d_flag.get(), 0, sizeof(int), stream_));
+    const auto block_entries = static_cast<std::size_t>(m.rows() * block_cols);
+    for (std::size_t first = 0; first < flags.size();) {
+        if (flags[first] == 0) {
+            ++first;
+            continue;
+        }
+        std::size_t end = first;
+        while (end < flags.size() && flags[end] != 0) ++end;
+        check_finite(m.data() + first * block_entries, i64((end - first) * block_entries),
+                     d_flag.get(), stream_);
+        first = end;
+    }
+    int flag = 0;
+    copy_to_host(&flag, d_flag.get(), 1);
+    sync();
+    return flag == 0;
+}
+
 double* CudaBackend::batch_workspace(std::size_t count) {
     if (count > workspace_count_) {
         workspace_.reset();  // free the old one first

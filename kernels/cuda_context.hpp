@@ -249,6 +249,9 @@ public:
     void add_timing(const char* name, cudaEvent_t start, cudaEvent_t end) noexcept;
     // True when every entry of m is finite (one device pass).
     bool all_finite(const DeviceMatrix& m);
+    // The same over the blocks of m (block_cols columns each) whose flag is nonzero: one pass
+    // per run of consecutive flagged blocks, one synchronisation.
+    bool all_finite(const DeviceMatrix& m, Index block_cols, const std::vector<int>& flags);
     // Grow-only scratch kept across calls, for the scaled copies of scaled_gram_batch: a fresh
     // cudaMalloc of a few hundred MB per AROM iteration would cost more than the product.
     double* batch_workspace(std::size_t count);

@@ -148,12 +148,14 @@ std::vector<SmoResult> CudaSmoOps::solve_batch(const DeviceMatrix& K, const Matr
     const Index n = Y.rows();
     const Index P = Y.cols();
     ZN_EXPECTS(n <= INT_MAX, "solve_smo_batch: n = " << n << " is too large");
-    ZN_EXPECTS(b_.all_finite(K), "solve_smo_batch: the kernel matrices contain NaN or Inf");
-    Matrix beta0 = Matrix::Zero(n, P);
     std::vector<int> flags(static_cast<std::size_t>(P), 0);
+    for (Index q = 0; q < P; ++q) flags[std::size_t(q)] = active.empty() || active[std::size_t(q)];
+    // The active problems' blocks only, as the CPU: an inactive one may hold anything.
+    ZN_EXPECTS(b_.all_finite(K, n, flags),
+               "solve_smo_batch: the kernel matrices contain NaN or Inf");
+    Matrix beta0 = Matrix::Zero(n, P);
     for (Index q = 0; q < P; ++q) {
-        if (!active.empty() && active[std::size_t(q)] == 0) continue;
-        flags[std::size_t(q)] = 1;
+        if (flags[std::size_t(q)] == 0) continue;
         const Vector y = Y.col(q);
         smo_detail::check_smo_labels(y);
         const Vector w = warm_start != nullptr ? Vector(warm_start->col(q)) : Vector();
@@ -208,11 +210,11 @@ std::vector<SmoResult> CudaSmoOps::launch_smo(const DeviceMatrix& K, const Matri
     b_.copy_to_device(d_beta.get(), beta0.data(), total);
     b_.copy_to_device(d_linear.get(), linear.data(), static_cast<std::size_t>(linear.size()));
     b_.copy_to_device(d_active.get(), flags.data(), flags.size());
-    // Poisoned: inactive problems leave G unwritten, and a wrong index shows as NaN; the
-    // outcomes zeroed (inactive problems and the structure's padding are not written).
+    // Poisoned: inactive problems leave G unwritten, and a wrong index shows as NaN; an
+    // outcome left unwritten reads as status -1 (not converged), gap NaN.
     ZN_CUDA_TRY(cudaMemsetAsync(d_G.get(), 0xFF, total * sizeof(double), b_.stream()));
-    ZN_CUDA_TRY(cudaMemsetAsync(d_outcomes.get(), 0, flags.size() * sizeof(SmoDeviceOutcome),
-                                b_.stream()));
+    ZN_CUDA_TRY(cudaMemsetAsync(d_outcomes.get(), 0xFF,
+                                flags.size() * sizeof(SmoDeviceOutcome), b_.stream()));
     Matrix v;  // y o beta0 per problem; kept alive until the sync below
     DeviceBuffer<double> d_v(warm && Kv_given == nullptr ? total : 0, b_.memory());
     if (Kv_given != nullptr) {
@@ -272,16 +274,18 @@ void CudaSmoOps::finish_on_host(const DeviceMatrix& K, const Matrix& Y, const Ma
     if (which.empty()) return;
     const Index n = Y.rows();
     const auto Q = Index(which.size());
-    IndexVector columns;
-    columns.reserve(static_cast<std::size_t>(n * Q));
-    Matrix Y_sub(n, Q), beta_sub(n, Q);
+    // The problems' blocks straight to the host (no gathered copy on the device: this path
+    // also serves problems too large for the device's Newton).
+    const auto block = static_cast<std::size_t>(n * n);
+    Matrix K_sub(n, n * Q), Y_sub(n, Q), beta_sub(n, Q);
     for (Index k = 0; k < Q; ++k) {
         const Index p = which[std::size_t(k)];
-        for (Index j = 0; j < n; ++j) columns.push_back(p * n + j);
+        b_.copy_to_host(K_sub.data() + std::size_t(k) * block, K.data() + std::size_t(p) * block,
+                        block);
         Y_sub.col(k) = Y.col(p);
         beta_sub.col(k) = beta.col(p);
     }
-    const Matrix K_sub = b_.download(b_.select_columns(K, columns));
+    b_.sync();
     std::vector<SmoResult> finished =
         detail::newton_finish_on_host(K_sub, Y_sub, beta_sub, options,
                                       std::vector<char>(std::size_t(Q), 1),
@@ -365,8 +369,10 @@ std::vector<SmoResult> CudaSmoOps::newton_finish_batch(const DeviceMatrix& K, co
         if (status != kNewtonFinished) continue;
         const Vector linear = terms.p.size() > 0 ? Vector(terms.p.col(p)) : Vector();
         SmoResult r = smo_detail::smo_result(solved.col(p), G.col(p), Y.col(p), options.C, linear);
-        if (r.kkt_gap <= options.tolerance)  // else rounding put it just outside
+        if (r.kkt_gap <= options.tolerance)
             out[std::size_t(p)] = std::move(r);
+        else  // rounding put it just outside: the host rule decides, as on the CPU
+            to_host.push_back(p);
     }
     finish_on_host(K, Y, beta, options, terms, to_host, out);
     return out;
