@@ -6,7 +6,6 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
-
 #include "cuda_check.cuh"
 #include "device_ops.hpp"
 #include "grid_stride.cuh"
