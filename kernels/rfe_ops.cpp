@@ -29,7 +29,10 @@ public:
         out.order_tail.resize(std::size_t(P));
         if (gather_survivors)
             out.survivors = b_.allocate_matrix(X.rows(), kept * P, true, "eliminate_batch");
-        if (r == 0 || P == 0) return out;
+        if (r == 0 || P == 0) {
+            b_.sync();  // the survivors' poisoning: its errors are this call's
+            return out;
+        }
         const Index chunk = ColumnOrder::max_columns(r);
         for (Index first = 0; first < P; first += chunk) {
             const Index Q = std::min(chunk, P - first);
