@@ -116,7 +116,7 @@ public:
     T* get() const { return ptr_; }
 
 private:
-    const DeviceMemory& memory_;
+    DeviceMemory memory_;  // a copy: the buffer's stream lives as long as the buffer
     T* ptr_ = nullptr;
 };
 
