@@ -402,6 +402,9 @@ bool CudaBackend::all_finite(const DeviceMatrix& m) {
 
 bool CudaBackend::all_finite(const DeviceMatrix& m, Index block_cols,
                              const std::vector<int>& flags) {
+    ZN_EXPECTS(block_cols >= 0 && Index(flags.size()) * block_cols <= m.cols(),
+               "all_finite: " << flags.size() << " blocks of " << block_cols
+                              << " columns are beyond the matrix's " << m.cols());
     DeviceBuffer<int> d_flag(1, memory_);
     ZN_CUDA_TRY(cudaMemsetAsync(d_flag.get(), 0, sizeof(int), stream_));
     const auto block_entries = static_cast<std::size_t>(m.rows() * block_cols);

@@ -788,7 +788,6 @@ TEST(CudaWorkers, ShareTheMemoryMeasuredWhenTheFirstStarts) {
     EXPECT_LT(next->capabilities().batch_bytes, batch);
 }
 
-
 // The CUDA column orders sort at most 2^26 entries at a time (kernels/arom_ops.cpp): top_rows
 // and eliminate_batch over more cut their columns into chunks, which W3's stability selection
 // (7,129 x 20,000) and RFE beyond 9,400 splits reach. Here 4,096 x 16,421 entries: a full chunk
