@@ -54,12 +54,16 @@ TEST(BoxDual, KktHoldAndObjectiveMatchesProjectedGradient) {
         EXPECT_GE(r.beta.minCoeff(), 0.0);
         EXPECT_LE(r.beta.maxCoeff(), C);
         const Matrix Q = data.y.asDiagonal() * K * data.y.asDiagonal();
+        EXPECT_LE(r.kkt_gap, o.tolerance);
+        // The solver stops on its running gradient; recomputed here it differs by rounding
+        // (seen: 3e-16 past the tolerance at C = 20), hence the slack.
+        const double kkt_limit = o.tolerance + 1e-11 * (1.0 + C);
         const Vector G = Q * r.beta - Vector::Ones(40);
-        EXPECT_LE(detail::box_dual_violation(r.beta, G, C), 1e-9);
+        EXPECT_LE(detail::box_dual_violation(r.beta, G, C), kkt_limit);
         for (Index i = 0; i < 40; ++i) {  // KKT: G_i >= 0 at 0, <= 0 at C, = 0 between
-            if (r.beta[i] == 0.0) EXPECT_GE(G[i], -1e-9);
-            else if (r.beta[i] == C) EXPECT_LE(G[i], 1e-9);
-            else EXPECT_NEAR(G[i], 0.0, 1e-9);
+            if (r.beta[i] == 0.0) EXPECT_GE(G[i], -kkt_limit);
+            else if (r.beta[i] == C) EXPECT_LE(G[i], kkt_limit);
+            else EXPECT_NEAR(G[i], 0.0, kkt_limit);
         }
         const double value = 0.5 * r.beta.dot(Q * r.beta) - r.beta.sum();
         EXPECT_NEAR(r.objective, value, 1e-10 * (1.0 + std::abs(value)));
