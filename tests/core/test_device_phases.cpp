@@ -22,12 +22,14 @@
 #include "kernels/smo_device.cuh"
 #include "reference/reference.hpp"
 #include "solvers/dense_dual.hpp"
+#include "support/matrix_checks.hpp"
 #include "support/random.hpp"
 
 namespace zeronorm {
 namespace {
 
 namespace cd = cuda_detail;
+using testing::exactly_equal;
 using testing::random_matrix;
 using testing::test_seed;
 
@@ -181,8 +183,8 @@ TEST(DevicePhases, SmoReachesTheExactDualOptimumOnAnyThreadCount) {
                     EXPECT_EQ(out.iterations, first.iterations);
                     EXPECT_EQ(out.i, first.i);
                     EXPECT_EQ(out.j, first.j);
-                    EXPECT_TRUE(b.beta == first_beta);
-                    EXPECT_TRUE(b.G == first_G);
+                    EXPECT_TRUE(exactly_equal(b.beta, first_beta));
+                    EXPECT_TRUE(exactly_equal(b.G, first_G));
                 }
             }
         }
@@ -212,7 +214,7 @@ TEST(DevicePhases, SmoStopsAtTheCapAndAtTheGapEdge) {
                 // The optimum (beta = (1, 1), G = 0) is reached by the one allowed step: a success.
                 EXPECT_EQ(out.iterations, 1);
                 EXPECT_EQ(out.gap, 0.0);
-                EXPECT_TRUE(b.beta == Vector::Ones(2));
+                EXPECT_TRUE(exactly_equal(b.beta, Vector::Ones(2)));
             }
         }
     }
@@ -287,7 +289,7 @@ TEST(DevicePhases, SymmetricTilesWriteTheWholeKernelFromTheLowerTriangle) {
             run_symmetric_transform(kp, K, norms);
             const Matrix want = reference::kernel_matrix(spec, X, X);
             ASSERT_TRUE(K.allFinite());
-            EXPECT_TRUE(K == K.transpose());  // mirrored, not recomputed
+            EXPECT_TRUE(exactly_equal(K, K.transpose()));  // mirrored, not recomputed
             EXPECT_LT((K - want).cwiseAbs().maxCoeff(), 1e-12 * (1.0 + want.cwiseAbs().maxCoeff()));
             if (kp.type == cd::DeviceKernel::Rbf) {
                 EXPECT_TRUE((K.diagonal().array() == 1.0).all());
@@ -352,7 +354,7 @@ TEST(DevicePhases, ChiSquareTilesMatchTheDirectSums) {
         EXPECT_LT((K - want).cwiseAbs().maxCoeff(), 1e-13);
         // The same order of terms for K_ij and K_ji: a symmetric kernel is exactly symmetric.
         const Matrix S = run_chi2(spec.gamma, A, A);
-        EXPECT_TRUE(S == S.transpose());
+        EXPECT_TRUE(exactly_equal(S, S.transpose()));
         EXPECT_TRUE((S.diagonal().array() == 1.0).all());
     }
 }
@@ -458,16 +460,16 @@ TEST(DevicePhases, NewtonFinishReachesTheExactOptimumOnAnyThreadCount) {
                             K, y, coarse, options, with_terms ? &linear : nullptr, terms.delta,
                             threads, true);
                         EXPECT_EQ(reversed.status, run.status);
-                        EXPECT_TRUE(reversed.beta == run.beta);
+                        EXPECT_TRUE(exactly_equal(reversed.beta, run.beta));
                         if (run.status == cd::kNewtonFinished) {
-                            EXPECT_TRUE(reversed.G == run.G);
+                            EXPECT_TRUE(exactly_equal(reversed.G, run.G));
                         }
                         // The host rule and the device's finish the same problems: the systems
                         // are well-conditioned, so both take the same active-set rounds.
                         EXPECT_EQ(run.status == cd::kNewtonFinished, host.has_value());
                         if (run.status != cd::kNewtonFinished) {
                             EXPECT_NE(run.status, cd::kNewtonToHost);
-                            EXPECT_TRUE(run.beta == coarse);  // nothing written
+                            EXPECT_TRUE(exactly_equal(run.beta, coarse));  // nothing written
                             EXPECT_TRUE(run.G.array().isNaN().all());
                             continue;
                         }
@@ -509,13 +511,13 @@ TEST(DevicePhases, NewtonHandsSingularSystemsToTheHostAndStopsOnAnEmptyFreeSet) 
         const NewtonRun singular =
             run_newton_block(K, y, inside, options, nullptr, 0.0, threads, false);
         EXPECT_EQ(singular.status, cd::kNewtonToHost);
-        EXPECT_TRUE(singular.beta == inside);
+        EXPECT_TRUE(exactly_equal(singular.beta, inside));
         EXPECT_TRUE(singular.G.array().isNaN().all());
         // No free variable (every one at 0): nothing to solve.
         const Vector zero = Vector::Zero(n);
         const NewtonRun empty = run_newton_block(K, y, zero, options, nullptr, 0.0, threads, false);
         EXPECT_EQ(empty.status, cd::kNewtonOpen);
-        EXPECT_TRUE(empty.beta == zero);
+        EXPECT_TRUE(exactly_equal(empty.beta, zero));
         EXPECT_TRUE(empty.G.array().isNaN().all());
         // No round allowed.
         const NewtonRun capped =

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "support/backends.hpp"
+#include "support/matrix_checks.hpp"
 #include "support/model_text_checks.hpp"
 #include "support/random.hpp"
 #include "zeronorm/core/backend.hpp"
@@ -25,6 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using zeronorm::DataFormatError;
+using zeronorm::testing::exactly_equal;
 using zeronorm::Index;
 using zeronorm::KernelType;
 using zeronorm::Matrix;
@@ -592,7 +594,8 @@ TEST(ModelIoMethod, SparseModelWithoutTermsIsTheConstantBias) {
     EXPECT_EQ(back.model.n_support(), 0);
     EXPECT_EQ(back.model.n_features(), 2);
     auto backend = zeronorm::make_cpu_backend();
-    EXPECT_EQ(back.model.decision_function(*backend, Matrix::Ones(3, 2)), Vector::Constant(3, -0.5));
+    EXPECT_TRUE(exactly_equal(back.model.decision_function(*backend, Matrix::Ones(3, 2)),
+                              Vector::Constant(3, -0.5)));
 
     zeronorm::SparseSvmModel broken = sparse;
     broken.alpha = Vector::Ones(1);

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "support/capability_backend.hpp"
+#include "support/matrix_checks.hpp"
 #include "support/random.hpp"
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/error.hpp"
@@ -20,6 +21,7 @@
 namespace zeronorm {
 namespace {
 
+using testing::exactly_equal;
 using testing::random_matrix;
 using testing::random_two_class;
 using testing::sparse_problem;
@@ -328,7 +330,7 @@ TEST(DcRankers, ThreeClassesAreOneVsRest) {
         expected += machine.w.cwiseAbs();
         iterations += machine.iterations;
     }
-    EXPECT_EQ(r.scores, expected);
+    EXPECT_TRUE(exactly_equal(r.scores, expected));
     EXPECT_EQ(r.iterations, iterations);
     ASSERT_EQ(r.subsets.size(), 1u);
     EXPECT_EQ(r.subsets[0].selected, ranked_support(expected, dc.support_threshold));

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "support/backends.hpp"
+#include "support/matrix_checks.hpp"
 #include "support/random.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/io/io.hpp"
@@ -18,6 +19,7 @@
 namespace zeronorm {
 namespace {
 
+using testing::exactly_equal;
 using testing::random_matrix;
 using testing::random_two_class;
 using testing::test_seed;
@@ -614,7 +616,7 @@ TEST_P(SparseSvm, OneSamplePerClass) {
     SparseSvmOptions o = paper_options();
     const SparseSvmResult r = train_sparse_svm(*backend, d, o);
     EXPECT_LE(r.model.n_terms(), 2);
-    EXPECT_EQ(r.model.predict(*backend, d.X), d.y);
+    EXPECT_TRUE(exactly_equal(r.model.predict(*backend, d.X), d.y));
 }
 
 // Every alpha below epsilon (C_alpha huge against C_xi): a status and a constant model, not a

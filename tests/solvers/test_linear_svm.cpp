@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "support/matrix_checks.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/io/io.hpp"
 #include "zeronorm/solvers/linear_svm.hpp"
@@ -27,6 +28,7 @@ namespace {
 
 using zeronorm::Dataset;
 using zeronorm::Index;
+using zeronorm::testing::exactly_equal;
 using zeronorm::LinearLoss;
 using zeronorm::LinearSvmOptions;
 using zeronorm::LinearSvmResult;
@@ -392,8 +394,8 @@ TEST(LinearSvmSolver, SameSeedIsDeterministicOtherSeedsAgree) {
     opt.seed = 3;
     const LinearSvmResult a = zeronorm::train_linear_svm(data, opt);
     const LinearSvmResult b = zeronorm::train_linear_svm(data, opt);
-    EXPECT_EQ(a.w, b.w);
-    EXPECT_EQ(a.alpha, b.alpha);
+    EXPECT_TRUE(exactly_equal(a.w, b.w));
+    EXPECT_TRUE(exactly_equal(a.alpha, b.alpha));
     EXPECT_EQ(a.iterations, b.iterations);
     opt.seed = 4;
     const LinearSvmResult c = zeronorm::train_linear_svm(data, opt);
@@ -491,7 +493,7 @@ TEST(LinearSvmEdgeCases, ConstantFeatureActsAsBias) {
         EXPECT_LT(relative_difference(a.primal_objective, b.primal_objective), 1e-8);
         EXPECT_LT((a.w.head(6) - b.w).norm(), 1e-4 * b.w.norm());
         EXPECT_NEAR(a.w(6) * c, b.bias, 1e-4 * std::max(1.0, std::fabs(b.bias)));
-        EXPECT_EQ(a.predict(with_const.X), b.predict(base.X));
+        EXPECT_TRUE(exactly_equal(a.predict(with_const.X), b.predict(base.X)));
     }
 }
 
@@ -554,7 +556,7 @@ TEST(LinearSvmEdgeCases, OneSamplePerClass) {
     const Vector f = r.decision_function(data.X);
     EXPECT_NEAR(f(0), 1.0, 1e-8);
     EXPECT_NEAR(f(1), -1.0, 1e-8);
-    EXPECT_EQ(r.predict(data.X), data.y);
+    EXPECT_TRUE(exactly_equal(r.predict(data.X), data.y));
 }
 
 TEST(LinearSvmEdgeCases, PredictMapsZeroToPlusOne) {

@@ -8,12 +8,15 @@
 #include <random>
 
 #include "solvers/linear_svm_gram.hpp"
+#include "support/matrix_checks.hpp"
 #include "support/random.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/solvers/linear_svm.hpp"
 
 namespace zeronorm {
 namespace {
+
+using testing::exactly_equal;
 
 TEST(LinearSvmGramForm, EqualsTheOrdinaryFormOnTheSameDual) {
     const std::uint64_t seed = testing::test_seed();
@@ -64,8 +67,8 @@ TEST(LinearSvmGramForm, AGivenGramMatrixGivesTheSameSolution) {
         o.C = C;
         const LinearSvmResult own = train_linear_svm(data, o);
         const LinearSvmResult given = detail::train_linear_svm_with_gram(data, o, gram);
-        EXPECT_EQ(own.alpha, given.alpha);
-        EXPECT_EQ(own.w, given.w);
+        EXPECT_TRUE(exactly_equal(own.alpha, given.alpha));
+        EXPECT_TRUE(exactly_equal(own.w, given.w));
         EXPECT_EQ(own.bias, given.bias);
     }
     EXPECT_THROW(detail::train_linear_svm_with_gram(data, o, gram.topLeftCorner(11, 11)),

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "support/matrix_checks.hpp"
 #include "support/random.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/preprocess.hpp"
@@ -32,6 +33,7 @@ namespace {
 
 using zeronorm::DimensionMismatch;
 using zeronorm::Index;
+using zeronorm::testing::exactly_equal;
 using zeronorm::InvalidArgument;
 using zeronorm::L1SvmOptions;
 using zeronorm::LinearProgram;
@@ -761,7 +763,7 @@ TEST(LpSvm, SoftMarginObjectiveSlacksAndDualAgree) {
             expect_l1_svm_optimality(X, y, r, ones_d, ones_d, C, ones_n, 1e-7);
             const double dual = l1_svm_dual_value(X, y, ones_d, ones_d, C, ones_n);
             EXPECT_NEAR(r.objective, dual, 1e-8 * (1.0 + std::abs(dual)));
-            EXPECT_EQ(r.weights_original, r.w);
+            EXPECT_TRUE(exactly_equal(r.weights_original, r.w));
         }
     }
 }
