@@ -23,6 +23,7 @@
 namespace zeronorm {
 namespace {
 
+using testing::approximately_equal;
 using testing::exactly_equal;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -335,7 +336,7 @@ TEST_P(Arom, OneVsRestMultiClass) {
     ASSERT_EQ(s.classifiers.size(), 3u);
     EXPECT_EQ(s.class_weights.rows(), 3);
     EXPECT_EQ(s.class_weights.cols(), 3);
-    EXPECT_TRUE(s.weights.isApprox(s.class_weights.cwiseAbs().rowwise().sum()));
+    EXPECT_TRUE(approximately_equal(s.weights, s.class_weights.cwiseAbs().rowwise().sum()));
     // One-vs-rest prediction (argmax of the machines' outputs) on the training data.
     Matrix Xs(45, 3);
     for (Index k = 0; k < 3; ++k) Xs.col(k) = data.X.col(s.selected[std::size_t(k)]);
@@ -514,7 +515,7 @@ TEST_P(Arom, WestonWatkinsMultiClass) {
     const FeatureSubset& s = result.subsets[0];
     ASSERT_EQ(s.classifiers.size(), 3u);
     EXPECT_LE(s.class_weights.rowwise().sum().cwiseAbs().maxCoeff(), 1e-9);
-    EXPECT_TRUE(s.weights.isApprox(s.class_weights.cwiseAbs().rowwise().sum()));
+    EXPECT_TRUE(approximately_equal(s.weights, s.class_weights.cwiseAbs().rowwise().sum()));
     Matrix Xs(45, 3);
     for (Index k = 0; k < 3; ++k) Xs.col(k) = data.X.col(s.selected[std::size_t(k)]);
     Matrix f(45, 3);

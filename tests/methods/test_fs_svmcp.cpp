@@ -10,6 +10,7 @@
 #include <functional>
 #include <random>
 
+#include "support/matrix_checks.hpp"
 #include "support/random.hpp"
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/error.hpp"
@@ -20,6 +21,7 @@
 namespace zeronorm {
 namespace {
 
+using testing::approximately_equal;
 using testing::random_two_class;
 using testing::test_seed;
 
@@ -64,7 +66,7 @@ void check_steps(const Matrix& X, const Vector& y, const FsSvmcpOptions& o,
             if (y[i] * f[i] > 0) correct.push_back(i);
         EXPECT_EQ(step.correct, correct);
         // Costs: the surrogate's gradient at |w*|.
-        EXPECT_TRUE(step.costs.isApprox(concave_surrogate_gradient(step.svm.w.cwiseAbs(), o)));
+        EXPECT_TRUE(approximately_equal(step.costs, concave_surrogate_gradient(step.svm.w.cwiseAbs(), o)));
         ASSERT_TRUE(step.lp.optimal()) << step.lp.message;
         const Vector& w = step.lp.w;
         // Feasibility of (15) on I.

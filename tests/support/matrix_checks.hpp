@@ -1,4 +1,4 @@
-// Exact comparison of matrices and vectors for the tests.
+// Shape-checked comparisons of matrices and vectors for the tests.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -24,6 +24,21 @@ template <typename Got, typename Want>
                        << ::testing::PrintToString(got(i, j)) << ", want "
                        << ::testing::PrintToString(want(i, j));
     return ::testing::AssertionSuccess();
+}
+
+// Success when `got` and `want` have the same shape and ||got - want|| <= relative * min(||got||,
+// ||want||), Eigen's isApprox rule, which like == assumes equal shapes.
+template <typename Got, typename Want>
+::testing::AssertionResult approximately_equal(
+    const Eigen::MatrixBase<Got>& got, const Eigen::MatrixBase<Want>& want,
+    typename Got::RealScalar relative = Eigen::NumTraits<typename Got::Scalar>::dummy_precision()) {
+    if (got.rows() != want.rows() || got.cols() != want.cols())
+        return ::testing::AssertionFailure() << "shape " << got.rows() << " x " << got.cols()
+                                             << ", want " << want.rows() << " x " << want.cols();
+    if (got.isApprox(want, relative)) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "||got - want|| = " << (got - want).norm()
+                                         << ", allowed " << relative << " * min(" << got.norm()
+                                         << ", " << want.norm() << ")";
 }
 
 }  // namespace zeronorm::testing
