@@ -325,7 +325,8 @@ TEST_P(BackendPrimitives, KernelBatchMatchesReferencePerBlock) {
         EXPECT_LT(relative_error(KB, reference::kernel_batch(spec, P, A, B)), 1e-11);
         for (Index p = 0; p < P; ++p) {
             const Matrix Kp = K.middleCols(p * m, m);
-            EXPECT_TRUE(exactly_equal(Kp, Kp.transpose())) << "block " << p << " is not exactly symmetric";
+            EXPECT_TRUE(exactly_equal(Kp, Kp.transpose()))
+                << "block " << p << " is not exactly symmetric";
         }
     }
     KernelSpec linear;

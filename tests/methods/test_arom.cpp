@@ -94,8 +94,10 @@ void expect_backend_path_equals_host_path(Backend& backend, const std::vector<in
             Z, backend.upload(w), {char(solved)}, options.prune_tolerance, normalized, next);
         const reference::AromColumn want =
             reference::arom_update(z_before, w, solved, options.prune_tolerance);
-        EXPECT_TRUE(exactly_equal(backend.download(normalized).col(0), want.normalized)) << "iteration " << t + 1;
-        EXPECT_TRUE(exactly_equal(backend.download(next).col(0), want.next)) << "iteration " << t + 1;
+        EXPECT_TRUE(exactly_equal(backend.download(normalized).col(0), want.normalized))
+            << "iteration " << t + 1;
+        EXPECT_TRUE(exactly_equal(backend.download(next).col(0), want.next))
+            << "iteration " << t + 1;
         EXPECT_EQ(u[0].survivors, want.summary.survivors) << "iteration " << t + 1;
         EXPECT_EQ(u[0].max_change, want.summary.max_change) << "iteration " << t + 1;
         EXPECT_EQ(u[0].degenerate, want.summary.degenerate) << "iteration " << t + 1;

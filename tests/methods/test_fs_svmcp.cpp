@@ -66,7 +66,8 @@ void check_steps(const Matrix& X, const Vector& y, const FsSvmcpOptions& o,
             if (y[i] * f[i] > 0) correct.push_back(i);
         EXPECT_EQ(step.correct, correct);
         // Costs: the surrogate's gradient at |w*|.
-        EXPECT_TRUE(approximately_equal(step.costs, concave_surrogate_gradient(step.svm.w.cwiseAbs(), o)));
+        EXPECT_TRUE(approximately_equal(step.costs,
+                                        concave_surrogate_gradient(step.svm.w.cwiseAbs(), o)));
         ASSERT_TRUE(step.lp.optimal()) << step.lp.message;
         const Vector& w = step.lp.w;
         // Feasibility of (15) on I.

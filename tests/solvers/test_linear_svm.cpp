@@ -28,12 +28,12 @@ namespace {
 
 using zeronorm::Dataset;
 using zeronorm::Index;
-using zeronorm::testing::exactly_equal;
 using zeronorm::LinearLoss;
 using zeronorm::LinearSvmOptions;
 using zeronorm::LinearSvmResult;
 using zeronorm::Matrix;
 using zeronorm::Status;
+using zeronorm::testing::exactly_equal;
 using zeronorm::Vector;
 
 // Two overlapping Gaussian classes in d dimensions, means +-shift * (1, 1/2, 1/3, ...), with a
