@@ -488,7 +488,16 @@ TEST_P(SparseSvm, DiagonalVariantAndL1AreSparseOnRipley) {
     const SparseSvmResult r = train_sparse_svm(*backend, train, diag);
     EXPECT_LE(r.model.n_terms(), 25);
     EXPECT_GE(r.model.n_terms(), 2);
-    EXPECT_LT(error_rate(r.model.predict(*backend, ripley_test().X), ripley_test().y), 0.16);
+    // Accuracy against the plain SVM on the same subset, not an absolute bound: an unlucky
+    // 100-point subset costs both (one in a few thousand: 15% test error for the plain SVM).
+    // Over 2,500 subsets the diagonal variant was at most 2.7 points worse, L1 at most 1.3.
+    SvmOptions plain;
+    plain.kernel = paper_options().kernel;
+    const double plain_error =
+        error_rate(train_svm(*backend, train, plain).model.predict(*backend, ripley_test().X),
+                   ripley_test().y);
+    EXPECT_LT(error_rate(r.model.predict(*backend, ripley_test().X), ripley_test().y),
+              plain_error + 0.05);
 
     // Lp with p = 1 (Prop. 4) sits between: sparser than the plain SVM, less sparse than L0.
     SparseSvmOptions l1 = paper_options();
@@ -497,7 +506,8 @@ TEST_P(SparseSvm, DiagonalVariantAndL1AreSparseOnRipley) {
     const SparseSvmResult r0 = train_sparse_svm(*backend, train, paper_options());
     EXPECT_LE(r1.model.n_terms(), Index(0.6 * double(train.n_samples())));
     EXPECT_LT(r0.model.n_terms(), r1.model.n_terms());
-    EXPECT_LT(error_rate(r1.model.predict(*backend, ripley_test().X), ripley_test().y), 0.16);
+    EXPECT_LT(error_rate(r1.model.predict(*backend, ripley_test().X), ripley_test().y),
+              plain_error + 0.05);
 }
 
 // The model's decision function is the sparse expansion sum_i alpha_i k(x, x_i) + b, and b
