@@ -104,6 +104,23 @@ TEST(L2L1Dual, DegenerateLargeBoxProblemsReachTheGap) {
         EXPECT_NEAR(hot.primal[p], cold.primal[p], 2e-8 * cold.primal[p]) << "problem " << p;
 }
 
+// A fixed draw of the problem above (cost 5, C = 600) whose optimum has 33 samples on the
+// margin and 32 support features, one of them with |w_k| = 3e-5: the pair steps reach the dual
+// optimum within 3e-9, but at that beta the feature's |u_k| is 4e-4 under c_k, so the face of
+// beta has 31 features and its primal point stays 0.2% above the optimum. The face with the
+// nearest-to-active feature added closes the gap (optimum 6.2685094361, as an interior-point QP
+// solver gives it).
+TEST(L2L1Dual, DegenerateFaceMissingANearActiveFeatureReachesTheGap) {
+    std::mt19937_64 rng(1807319768);
+    const Dataset data = random_two_class(36, 400, rng, 0.5);
+    const Vector C = Vector::Constant(1, 600.0);
+    const Matrix costs = Matrix::Constant(400, 1, 5.0);
+    const L2L1BatchResult r =
+        solve_l2_l1_svm_batch(data.X, data.y, C, costs, Matrix(), 1e-8, 200'000);
+    expect_solved(data.X, data.y, C, costs, r);
+    EXPECT_LT(r.iterations[0], 200'000);
+}
+
 // Thousands of features, few samples (the working set of features at its work): cold starts
 // travel far from beta = 0 and must pull features in from outside the working set; the
 // reweighted costs of a DCA step (most features' costs up, a few down) warm-start from the

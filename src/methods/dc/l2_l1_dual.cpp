@@ -344,15 +344,22 @@ private:
     // Whether the primal point of the face of beta (with w_beta = S_c(X'(beta o y))) closes the
     // gap against the current state's dual value; if so it becomes the reported primal point.
     // False also when the current state meets the gap by itself (the caller's check takes it).
+    // The face of beta first, then (degenerate faces) the face with the features nearest to
+    // activation added: any w gives an upper bound, so trying both is safe.
     bool face_closes_gap(const Vector& beta, const Vector& w_beta, double gap_tolerance) {
         if (measure_gap(gap_tolerance)) return false;  // also measures the current dual value
-        Vector w;
-        if (!face_point(beta, w_beta, w)) return false;
-        const Vector f = X_ * w;
-        const double b = optimal_bias(f, y_);
-        const double primal =
-            C_ * hinge_sum(f, y_, b) + 0.5 * w.squaredNorm() + c_.dot(w.cwiseAbs());
-        if (!(primal - dual_ <= gap_tolerance * std::abs(primal))) return false;
+        Vector w, f;
+        double b = 0.0, primal = 0.0;
+        bool closes = false;
+        for (const bool near_active : {false, true}) {
+            if (!face_point(beta, w_beta, near_active, w)) continue;
+            f = X_ * w;
+            b = optimal_bias(f, y_);
+            primal = C_ * hinge_sum(f, y_, b) + 0.5 * w.squaredNorm() + c_.dot(w.cwiseAbs());
+            closes = primal - dual_ <= gap_tolerance * std::abs(primal);
+            if (closes) break;
+        }
+        if (!closes) return false;
         refresh();  // report the recomputed dual value, not the incremental one
         if (measure_gap(gap_tolerance)) return true;
         if (!(primal < primal_ && primal - dual_ <= gap_tolerance * std::abs(primal))) return false;
@@ -369,7 +376,12 @@ private:
     //   [y_F'  0  ] [b     ] = [-C sum_U y_i   ].
     // lambda need not be unique (more free samples than support features + 1) but A'lambda,
     // hence w, is: least squares gives it. False when the face is empty or the solve fails.
-    bool face_point(const Vector& beta, const Vector& w_beta, Vector& w) const {
+    // With more free samples than support features + 1 the face may also be missing features
+    // whose optimal |w_k| is tiny, |u_k| a hair under c_k at this beta (the dual is flat along
+    // lambda's free directions, so a beta within 1e-9 of the optimum can sit there): with
+    // `near_active`, the features outside S of largest |u_k| - c_k join S with the sign of u_k,
+    // up to as many as make the face square (|S| + 1 = |F|).
+    bool face_point(const Vector& beta, const Vector& w_beta, bool near_active, Vector& w) const {
         const Index n = y_.size(), d = w_beta.size();
         const double scale = std::max(w_beta.cwiseAbs().maxCoeff(), 1e-300);
         std::vector<Index> free, upper, support;
@@ -380,13 +392,32 @@ private:
         }
         for (Index k = 0; k < d; ++k)
             if (std::abs(w_beta[k]) > 1e-7 * scale) support.push_back(k);
-        const Index nf = Index(free.size()), ns = Index(support.size());
-        if (nf == 0 || ns == 0) return false;
-        Vector g(ns);
-        for (Index a = 0; a < ns; ++a) {
-            const Index k = support[std::size_t(a)];
-            g[a] = c_[k] * (w_beta[k] > 0 ? 1.0 : -1.0);
+        const Index nf = Index(free.size());
+        if (nf == 0 || support.empty()) return false;
+        std::vector<double> sign(support.size());
+        for (std::size_t a = 0; a < support.size(); ++a)
+            sign[a] = w_beta[support[a]] > 0 ? 1.0 : -1.0;
+        if (near_active) {
+            const Index missing = nf - 1 - Index(support.size());
+            if (missing <= 0) return false;  // nothing to add: the plain face was the answer
+            const Vector u = X_.transpose() * beta.cwiseProduct(y_);
+            std::vector<Index> outside;
+            for (Index k = 0, a = 0; k < d; ++k) {
+                if (a < Index(support.size()) && support[std::size_t(a)] == k) ++a;
+                else if (u[k] != 0.0) outside.push_back(k);
+            }
+            const auto slack = [&](Index k) { return std::abs(u[k]) - c_[k]; };
+            const std::size_t added = std::min(outside.size(), std::size_t(missing));
+            std::partial_sort(outside.begin(), outside.begin() + std::ptrdiff_t(added),
+                              outside.end(), [&](Index a, Index b) { return slack(a) > slack(b); });
+            for (std::size_t a = 0; a < added; ++a) {
+                support.push_back(outside[a]);
+                sign.push_back(u[outside[a]] > 0 ? 1.0 : -1.0);
+            }
         }
+        const Index ns = Index(support.size());
+        Vector g(ns);
+        for (Index a = 0; a < ns; ++a) g[a] = c_[support[std::size_t(a)]] * sign[std::size_t(a)];
         double upper_sum = 0.0;
         for (const Index i : upper) {
             upper_sum += y_[i];
