@@ -204,7 +204,10 @@ TEST(L2L0Svm, MonotoneAndSparserThanL2L1) {
     const Dataset data = sparse_problem(100, 40, rng);
     DcOptions o;
     o.mu = 50.0;
-    o.nu = 0.1;
+    // At nu = 0.1 both keep about 37 of the 40 features and the l2-l0 one kept one more for one
+    // draw in a few thousand; at nu = 1 the l2-l1-SVM keeps at least 14 more (20 on average
+    // over 250 draws).
+    o.nu = 1.0;
     const DcResult l0 = train_l2_l0_svm(data.X, data.y, o);
     EXPECT_EQ(l0.status, Status::Success) << l0.message;
     EXPECT_GE(l0.iterations, 2);
