@@ -87,6 +87,19 @@ SparseSvmOptions paper_options() {
     return o;
 }
 
+// The plain SVM with the paper's kernel, the baseline for sparsity and accuracy.
+SvmOptions plain_svm_options() {
+    SvmOptions o;
+    o.kernel = paper_options().kernel;
+    return o;
+}
+
+// Test error on Ripley's 1000-point test set of a trained model (sparse or plain SVM).
+template <class Model>
+double ripley_test_error(Backend& backend, const Model& model) {
+    return error_rate(model.predict(backend, ripley_test().X), ripley_test().y);
+}
+
 // K_(t) K_{m x l} (m x l) from the factored step: the update (3.10) applied to the identity.
 Matrix step_KtK(Backend& backend, const SparseSvmStepKernels& s) {
     const Index l = s.Ktilde.rows();
@@ -466,10 +479,8 @@ TEST_P(SparseSvm, RipleyIsSparseAndAccurate) {
             EXPECT_LE(r.trace[k].active_terms, r.trace[k - 1].active_terms);
         EXPECT_EQ(r.trace.front().active_terms, train.n_samples());
         terms += double(r.model.n_terms());
-        error += error_rate(r.model.predict(*backend, ripley_test().X), ripley_test().y);
-        SvmOptions l2;
-        l2.kernel = paper_options().kernel;
-        svs += double(train_svm(*backend, train, l2).model.n_support());
+        error += ripley_test_error(*backend, r.model);
+        svs += double(train_svm(*backend, train, plain_svm_options()).model.n_support());
     }
     EXPECT_GE(converged, 3);
     EXPECT_GE(terms / runs, 3.0);
@@ -491,13 +502,9 @@ TEST_P(SparseSvm, DiagonalVariantAndL1AreSparseOnRipley) {
     // Accuracy against the plain SVM on the same subset, not an absolute bound: an unlucky
     // 100-point subset costs both (one in a few thousand: 15% test error for the plain SVM).
     // Over 2,500 subsets the diagonal variant was at most 2.7 points worse, L1 at most 1.3.
-    SvmOptions plain;
-    plain.kernel = paper_options().kernel;
     const double plain_error =
-        error_rate(train_svm(*backend, train, plain).model.predict(*backend, ripley_test().X),
-                   ripley_test().y);
-    EXPECT_LT(error_rate(r.model.predict(*backend, ripley_test().X), ripley_test().y),
-              plain_error + 0.05);
+        ripley_test_error(*backend, train_svm(*backend, train, plain_svm_options()).model);
+    EXPECT_LT(ripley_test_error(*backend, r.model), plain_error + 0.05);
 
     // Lp with p = 1 (Prop. 4) sits between: sparser than the plain SVM, less sparse than L0.
     SparseSvmOptions l1 = paper_options();
@@ -506,8 +513,7 @@ TEST_P(SparseSvm, DiagonalVariantAndL1AreSparseOnRipley) {
     const SparseSvmResult r0 = train_sparse_svm(*backend, train, paper_options());
     EXPECT_LE(r1.model.n_terms(), Index(0.6 * double(train.n_samples())));
     EXPECT_LT(r0.model.n_terms(), r1.model.n_terms());
-    EXPECT_LT(error_rate(r1.model.predict(*backend, ripley_test().X), ripley_test().y),
-              plain_error + 0.05);
+    EXPECT_LT(ripley_test_error(*backend, r1.model), plain_error + 0.05);
 }
 
 // The model's decision function is the sparse expansion sum_i alpha_i k(x, x_i) + b, and b
