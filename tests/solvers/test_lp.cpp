@@ -400,6 +400,21 @@ TEST(Lp, RandomLpsKktVertexAndMethodsAgree) {
     }
 }
 
+// The sixth LP that seed 4256561058 draws above (20 x 33): CLP's primal simplex ends with row 13
+// nonbasic at its upper bound and dual +2.6e-7, and an unscaled polish at the requested 1e-7
+// accepted it without a pivot; at a tenth of the tolerances it takes the one pivot left.
+TEST(Lp, PolishMeetsTheDualToleranceWhereClpStopsShort) {
+    std::mt19937_64 rng(4256561058u);
+    LinearProgram lp;
+    for (int trial = 0; trial <= 5; ++trial) lp = random_lp(5 + trial * 3, 8 + trial * 5, rng);
+    const LpResult r = zeronorm::solve_lp(lp, LpOptions::with_method(LpMethod::Primal));
+    ASSERT_EQ(r.status, Status::Success) << r.message;
+    EXPECT_LE(r.max_primal_violation, 1e-7) << r.message;
+    EXPECT_LE(r.max_dual_violation, 1e-7) << r.message;
+    expect_kkt(lp, r, 1e-7);
+    expect_vertex(lp, r, 1e-9);
+}
+
 // A basis handed back: the same LP resumes at its optimum without pivots; with new costs (the
 // successive-linearisation use) it reaches the cold solve's optimum, a KKT vertex.
 TEST(Lp, WarmStartFromAnOptimalBasis) {
