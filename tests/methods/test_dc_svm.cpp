@@ -105,7 +105,7 @@ void expect_l2_l1_optimal(const Matrix& X, const Vector& y, double C, const Vect
     const Vector margin = y.array() * ((X * w).array() + b);
     const double primal = C * (1.0 - margin.array()).max(0.0).sum() + 0.5 * w.squaredNorm() +
                           c.dot(w.cwiseAbs());
-    EXPECT_LE(dual, primal * (1 + 1e-12));
+    EXPECT_LE(dual - b * beta.dot(y), primal * (1 + 1e-12));  // weak duality: y'beta ~ 0
     EXPECT_LE(primal - dual, 1e-8 * primal) << "primal " << primal << " dual " << dual;
     // Stationarity in w (w_j + c_j sign w_j = u_j, or |u_j| <= c_j at w_j = 0) and
     // complementarity (beta_i = 0 above the margin, = C inside it), to the accuracy a gap of

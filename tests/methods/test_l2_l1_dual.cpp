@@ -29,7 +29,9 @@ void expect_solved(const Matrix& X, const Vector& y, const Vector& C, const Matr
         EXPECT_LE(std::abs(beta.dot(y)), 1e-9 * C[p] * double(y.size()));
         const double primal = l2_l1_primal(X, y, C[p], costs.col(p), r.w.col(p), r.b[p]);
         const double dual = l2_l1_dual(X, y, costs.col(p), beta);
-        EXPECT_LE(dual, primal * (1 + 1e-12)) << "problem " << p;
+        // Weak duality for any (w, b): P(w, b) >= D(beta) - b y'beta; y'beta is 0 only to the
+        // solver's rounding, and b y'beta (2e-12 of 0.38 for seed 547012626) can exceed 1e-12 P.
+        EXPECT_LE(dual - r.b[p] * beta.dot(y), primal * (1 + 1e-12)) << "problem " << p;
         EXPECT_LE(primal - dual, 1e-8 * primal * (1 + 1e-6)) << "problem " << p;
     }
 }
