@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support/endless_input.hpp"
+#include "support/temp_dir.hpp"
 #include "zeronorm/core/dataset.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/io/io.hpp"
@@ -25,7 +26,7 @@ using zeronorm::DataFormatError;
 using zeronorm::ReadOptions;
 
 const std::string data_dir = ZERONORM_DATA_DIR;
-const std::string tmp_dir = ZERONORM_TEST_TMP;
+const std::string tmp_dir = zeronorm::testing::process_tmp_dir();
 
 Dataset csv(const std::string& text, const ReadOptions& options = {}) {
     std::istringstream in(text);

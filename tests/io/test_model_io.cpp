@@ -16,6 +16,7 @@
 #include "support/matrix_checks.hpp"
 #include "support/model_text_checks.hpp"
 #include "support/random.hpp"
+#include "support/temp_dir.hpp"
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/io/model_io.hpp"
@@ -34,7 +35,7 @@ using zeronorm::ModelFile;
 using zeronorm::SvmModel;
 using zeronorm::Vector;
 
-const std::string tmp_dir = ZERONORM_TEST_TMP;
+const std::string tmp_dir = zeronorm::testing::process_tmp_dir();
 
 // A fresh directory per test, so leftover files can be checked for.
 fs::path scratch_dir(const std::string& name) {

@@ -10,6 +10,7 @@
 
 #include "support/model_text_checks.hpp"
 #include "support/random.hpp"
+#include "support/temp_dir.hpp"
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/io/io.hpp"
@@ -37,7 +38,7 @@ using zeronorm::SvmModel;
 using zeronorm::Vector;
 namespace testing = zeronorm::testing;
 
-const std::string tmp_dir = ZERONORM_TEST_TMP;
+const std::string tmp_dir = zeronorm::testing::process_tmp_dir();
 
 std::string to_text(const ModelFile& file) {
     std::ostringstream out;
