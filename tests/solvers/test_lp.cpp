@@ -402,7 +402,7 @@ TEST(Lp, RandomLpsKktVertexAndMethodsAgree) {
 
 // The sixth LP that seed 4256561058 draws above (20 x 33): CLP's primal simplex ends with row 13
 // nonbasic at its upper bound and dual +2.6e-7, and an unscaled polish at the requested 1e-7
-// accepted it without a pivot; at a tenth of the tolerances it takes the one pivot left.
+// accepted it without a pivot; at a tenth of the dual tolerance it takes the one pivot left.
 TEST(Lp, PolishMeetsTheDualToleranceWhereClpStopsShort) {
     std::mt19937_64 rng(4256561058u);
     LinearProgram lp;
