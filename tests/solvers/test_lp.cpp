@@ -378,13 +378,16 @@ LinearProgram random_lp(Index m, Index n, std::mt19937_64& rng) {
     return lp;
 }
 
+// The LP of draw `trial` in the sequence below: growing from 5 x 8 to 32 x 53.
+LinearProgram random_lp_of_trial(int trial, std::mt19937_64& rng) {
+    return random_lp(5 + trial * 3, 8 + trial * 5, rng);
+}
+
 TEST(Lp, RandomLpsKktVertexAndMethodsAgree) {
     ZN_SEED_TRACE();
     std::mt19937_64 rng(zeronorm::testing::test_seed());
     for (int trial = 0; trial < 10; ++trial) {
-        const Index m = 5 + trial * 3;
-        const Index n = 8 + trial * 5;
-        const LinearProgram lp = random_lp(m, n, rng);
+        const LinearProgram lp = random_lp_of_trial(trial, rng);
         double reference = 0.0;
         for (LpMethod method : kMethods) {
             SCOPED_TRACE(std::string(method_name(method)) + " trial " + std::to_string(trial));
@@ -406,7 +409,7 @@ TEST(Lp, RandomLpsKktVertexAndMethodsAgree) {
 TEST(Lp, PolishMeetsTheDualToleranceWhereClpStopsShort) {
     std::mt19937_64 rng(4256561058u);
     LinearProgram lp;
-    for (int trial = 0; trial <= 5; ++trial) lp = random_lp(5 + trial * 3, 8 + trial * 5, rng);
+    for (int trial = 0; trial <= 5; ++trial) lp = random_lp_of_trial(trial, rng);
     const LpResult r = zeronorm::solve_lp(lp, LpOptions::with_method(LpMethod::Primal));
     ASSERT_EQ(r.status, Status::Success) << r.message;
     EXPECT_LE(r.max_primal_violation, 1e-7) << r.message;

@@ -13,20 +13,15 @@ namespace zeronorm::testing {
 
 inline const std::string& process_tmp_dir() {
     struct Folder {
-        std::filesystem::path path;
-        Folder()
-            : path(std::filesystem::path(ZERONORM_TEST_TMP) /
-                   ("process-" + std::to_string(::getpid()))) {
-            std::filesystem::create_directories(path);
-        }
+        std::string path = std::string(ZERONORM_TEST_TMP) + "/process-" + std::to_string(::getpid());
+        Folder() { std::filesystem::create_directories(path); }
         ~Folder() {
             std::error_code ignored;
             std::filesystem::remove_all(path, ignored);
         }
     };
     static const Folder folder;
-    static const std::string name = folder.path.string();
-    return name;
+    return folder.path;
 }
 
 }  // namespace zeronorm::testing
