@@ -13,7 +13,8 @@ namespace zeronorm::testing {
 
 inline const std::string& process_tmp_dir() {
     struct Folder {
-        std::string path = std::string(ZERONORM_TEST_TMP) + "/process-" + std::to_string(::getpid());
+        std::string path =
+            std::string(ZERONORM_TEST_TMP) + "/process-" + std::to_string(::getpid());
         Folder() { std::filesystem::create_directories(path); }
         ~Folder() {
             std::error_code ignored;
