@@ -1,7 +1,7 @@
 // R2W2 (Weston et al. 2003, sec. 4.4; Lal et al. 2006, sec. 3.1): the radius QP against an
 // enumeration of its faces, the envelope gradient of R^2 W^2 against finite differences of
 // re-solved SVMs and radius QPs, the descent's decreasing bound with the SVMs' KKT conditions at
-// every step, the ranker on an easy problem, bad input.
+// every step, no step from SVMs stopped at their cap, the ranker on an easy problem, bad input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "methods/r2w2/r2w2.hpp"
+#include "support/capability_backend.hpp"
 #include "support/random.hpp"
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/error.hpp"
@@ -201,6 +202,36 @@ TEST(R2w2, DescentLowersTheBoundWithSvmsAtTheirOptimum) {
         for (std::size_t s = 1; s < descent.bounds.size(); ++s)
             EXPECT_LT(descent.bounds[s], descent.bounds[s - 1]) << "step " << s;
         EXPECT_EQ(descent.point.bound, descent.bounds.back());
+    }
+}
+
+// A bound from SVMs stopped at their cap is not the bound, nor is its gradient: no step is taken
+// from it (each trial would run its SMOs to the cap again: minutes on badly scaled data).
+TEST(R2w2, NoStepFromSvmsStoppedAtTheirCap) {
+    const std::uint64_t seed = test_seed();
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    for (const Case& c : kCases) {
+        SCOPED_TRACE(std::string(c.kernel == R2w2Kernel::Linear ? "linear" : "rbf") + ", " +
+                     std::to_string(c.classes) + " classes");
+        testing::CapabilityBackend counting(make_cpu_backend(), make_cpu_backend()->capabilities());
+        auto* backend = &counting;
+        const Dataset data = case_data(c, 24, 8, rng);
+        const detail::Machines machines = detail::make_machines(data.y);
+        SelectionOptions o = options_for(c, 1e-3);
+        o.smo.tolerance = 1e-12;
+        o.smo.max_iterations = 1;
+        o.r2w2.iterations = 8;
+        o.r2w2.tolerance = 0;
+        detail::R2w2Warm warm;
+        detail::R2w2Objective objective(*backend, data.X, machines, o, 1.0 / 8, warm);
+        const detail::R2w2Descent descent =
+            detail::descend_r2w2(objective, Vector::Ones(8), o.r2w2, "test");
+        ASSERT_NE(descent.point.status, Status::Success) << "one SMO iteration reached 1e-12";
+        EXPECT_EQ(descent.status, Status::NumericalIssue);
+        EXPECT_EQ(descent.bounds.size(), 1u);
+        EXPECT_TRUE(descent.point.sigma.isApproxToConstant(1.0));
+        EXPECT_EQ(counting.counters().kernel_calls, 1) << "trial points were evaluated";
     }
 }
 

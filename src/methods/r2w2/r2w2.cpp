@@ -165,7 +165,10 @@ R2w2Descent descend_r2w2(R2w2Objective& objective, const Vector& sigma,
     objective.accept(out.point);
     if (on_point) on_point(out.point);
     out.bounds.push_back(out.point.bound);
-    for (std::int64_t step = 0; step < options.iterations; ++step) {
+    // The bound and its gradient hold only at the SVMs' optimum: from SVMs stopped at their
+    // iteration cap there is no trustworthy step, and each trial would run to the cap again.
+    for (std::int64_t step = 0; step < options.iterations && out.point.status == Status::Success;
+         ++step) {
         const R2w2Point& at = out.point;
         const double largest = at.gradient.cwiseAbs().maxCoeff();
         if (!(largest > 0) || !std::isfinite(largest)) break;
@@ -181,6 +184,7 @@ R2w2Descent descend_r2w2(R2w2Objective& objective, const Vector& sigma,
             } catch (const NumericalError&) {
                 continue;  // no hard margin at this sigma: a shorter step
             }
+            if (trial.status != Status::Success) break;  // the round ends at the last optimum
             const double decrease = at.bound - trial.bound;
             accepted = decrease > 0 && decrease >= kArmijo * at.gradient.dot(at.sigma - next);
         }

@@ -86,7 +86,8 @@ private:
 
 // The descent of one round from sigma (R2w2Options: step, halving, stop). bounds[0] is the bound
 // at the start, then one entry per accepted step (strictly decreasing); on_point, when given,
-// sees the starting point and every accepted one.
+// sees the starting point and every accepted one. SVMs stopped at their iteration cap end the
+// round: at the start (no step; status NumericalIssue) or at a trial (rejected).
 struct R2w2Descent {
     R2w2Point point;  // the last accepted point
     std::vector<double> bounds;
