@@ -2,6 +2,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "core/all_finite.hpp"
@@ -115,6 +116,42 @@ void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::stri
        << " kernel: the largest |x| is " << largest << " (row " << row << ", column " << col
        << ", 0-based), so kernel values reach about " << bound << ", beyond what double precision can sum; standardise the data (--standardize) or "
           "rescale it";
+    throw NumericalError(os.str());
+}
+
+void check_gaussian_kernel_scale(const Matrix& X, double gamma, const Vector& weights,
+                                 const std::string& where, const std::string& remedy) {
+    ZN_EXPECTS_DIM(weights.size() == 0 || weights.size() == X.cols(),
+                   "check_gaussian_kernel_scale: " << weights.size() << " weights for "
+                                                   << X.cols() << " columns");
+    const Index n = X.rows();
+    if (n < 2 || !(gamma > 0) || !detail::all_finite(X)) return;
+    const double identity_exponent = -std::log(DBL_EPSILON);  // exp(-36.04) = epsilon
+    // Samples as columns, so that a pair's distance runs over contiguous memory.
+    Matrix samples = X.transpose();
+    if (weights.size() != 0) samples = weights.cwiseSqrt().asDiagonal() * samples;
+    // Nearest distinct pair by exponent gamma |x - x'|^2; the first pair under the identity's
+    // exponent ends the search (first sample 0 against all: on data of a sensible scale, at once).
+    double nearest = std::numeric_limits<double>::infinity();
+    Index nearest_i = -1, nearest_j = -1;
+    for (Index i = 0; i + 1 < n; ++i) {
+        for (Index j = i + 1; j < n; ++j) {
+            const double exponent = gamma * (samples.col(i) - samples.col(j)).squaredNorm();
+            if (!(exponent > 0) || exponent >= nearest) continue;  // equal rows: no distance
+            if (exponent <= identity_exponent) return;
+            nearest = exponent;
+            nearest_i = i;
+            nearest_j = j;
+        }
+    }
+    if (nearest_i < 0) return;
+    std::ostringstream os;
+    os << where << ": the Gaussian kernel is the identity to double precision on these data: "
+       << "even the nearest two distinct samples (rows " << nearest_i << " and " << nearest_j
+       << ", 0-based) are at an exponent gamma |x - x'|^2 of " << nearest << " (gamma = " << gamma
+       << "; kernel value " << std::exp(-nearest) << ", below the machine epsilon), so the "
+       << "kernel tells no feature from another; standardise the data (--standardize) or "
+       << remedy;
     throw NumericalError(os.str());
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 
@@ -766,6 +767,65 @@ TEST(KernelSpecValidation, NamesTheBadField) {
     spec.theta = Vector::Ones(2);
     EXPECT_THROW(spec.validate(3), DimensionMismatch);
     EXPECT_THROW(parse_kernel_type("sigmoid"), InvalidArgument);
+}
+
+// check_gaussian_kernel_scale against the rule by plain loops: it throws exactly when every pair
+// of distinct rows has gamma sum_j w_j (x_j - x'_j)^2 above ln(1 / epsilon), naming the nearest
+// pair. Random data with duplicate rows, gamma at a random factor from the boundary.
+TEST(GaussianKernelScale, ThrowsExactlyWhenTheKernelIsTheIdentity) {
+    const std::uint64_t seed = test_seed();
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const double identity_exponent = -std::log(std::numeric_limits<double>::epsilon());
+    for (int trial = 0; trial < 40; ++trial) {
+        const Index n = 2 + Index(unit(rng) * 30), d = 1 + Index(unit(rng) * 12);
+        Matrix X = random_matrix(n, d, rng, -1.0, 1.0) * std::pow(10.0, 6 * unit(rng) - 3);
+        if (n > 3) X.row(n - 1) = X.row(0);  // a duplicate: distance 0, no information
+        const Vector weights = trial % 2 ? Vector(random_matrix(d, 1, rng, 0.0, 1.0)) : Vector();
+        double nearest = std::numeric_limits<double>::infinity();
+        for (Index i = 0; i < n; ++i)
+            for (Index j = i + 1; j < n; ++j) {
+                double distance = 0.0;
+                for (Index k = 0; k < d; ++k) {
+                    const double diff = X(i, k) - X(j, k);
+                    distance += (weights.size() ? weights[k] : 1.0) * diff * diff;
+                }
+                if (distance > 0) nearest = std::min(nearest, distance);
+            }
+        ASSERT_TRUE(std::isfinite(nearest));
+        const double factor = trial % 4 < 2 ? 0.5 + 0.49 * unit(rng) : 1.01 + 100 * unit(rng);
+        const double gamma = factor * identity_exponent / nearest;
+        SCOPED_TRACE("trial " + std::to_string(trial) + ": factor " + std::to_string(factor));
+        if (factor < 1) {
+            EXPECT_NO_THROW(check_gaussian_kernel_scale(X, gamma, weights, "test", "fix it"));
+            continue;
+        }
+        try {
+            check_gaussian_kernel_scale(X, gamma, weights, "test", "fix it");
+            ADD_FAILURE() << "no error at the identity";
+        } catch (const NumericalError& e) {
+            const std::string what = e.what();
+            EXPECT_EQ(what.rfind("test: the Gaussian kernel is the identity", 0), 0u) << what;
+            EXPECT_NE(what.find("fix it"), std::string::npos) << what;
+            const std::string label = "gamma |x - x'|^2 of ";
+            const std::size_t at = what.find(label);
+            ASSERT_NE(at, std::string::npos) << what;
+            const double printed = std::strtod(what.c_str() + at + label.size(), nullptr);
+            EXPECT_NEAR(printed, gamma * nearest, 1e-5 * gamma * nearest) << what;
+        }
+    }
+    // All rows equal, one row, gamma 0, non-finite data: nothing to tell, no error.
+    const Matrix same = Matrix::Constant(5, 3, 2.0);
+    EXPECT_NO_THROW(check_gaussian_kernel_scale(same, 1e300, Vector(), "test", ""));
+    EXPECT_NO_THROW(check_gaussian_kernel_scale(Matrix::Ones(1, 3), 1e300, Vector(), "test", ""));
+    Matrix far = Matrix::Identity(3, 3) * 1e6;
+    EXPECT_NO_THROW(check_gaussian_kernel_scale(far, 0.0, Vector(), "test", ""));
+    EXPECT_THROW(check_gaussian_kernel_scale(far, 1.0, Vector(), "test", ""), NumericalError);
+    far(0, 0) = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_NO_THROW(check_gaussian_kernel_scale(far, 1.0, Vector(), "test", ""));
+    EXPECT_THROW(check_gaussian_kernel_scale(same, 1.0, Vector::Ones(2), "test", ""),
+                 DimensionMismatch);
 }
 
 

@@ -458,5 +458,39 @@ TEST(Selection, DataTooLargeForTheKernelIsANumericalError) {
     EXPECT_EQ(select_features(*backend, data, opt).subsets[0].classifier_status, Status::Success);
 }
 
+// The Gaussian-kernel rankers on data whose kernel is the identity to rounding (raw microarray
+// values with gamma = 1/d: every kernel value between samples underflows) would rank the
+// features by index; they say so instead, and run once the data are standardised.
+TEST(Selection, GaussianRankersRefuseAKernelThatIsTheIdentity) {
+    std::mt19937_64 rng(testing::test_seed());
+    auto backend = make_cpu_backend();
+    Dataset data = testing::random_two_class(16, 12, rng, 0.0);
+    data.X.col(0) += data.y;
+    data.X *= 1e3;
+    const std::vector<std::pair<std::string, std::string>> rankers = {
+        {SelectionMethod::RfeRbf, "rfe_gamma"}, {SelectionMethod::Kta, "--width"},
+        {SelectionMethod::R2w2, "r2w2 gamma"}};
+    for (const auto& [method, remedy] : rankers) {
+        SCOPED_TRACE(method);
+        SelectionOptions opt;
+        opt.method = method;
+        opt.feature_counts = {2};
+        opt.C = 10.0;
+        if (method == SelectionMethod::R2w2) opt.set_parameter("r2w2.kernel", "rbf");
+        try {
+            select_features(*backend, data, opt);
+            ADD_FAILURE() << "no error";
+        } catch (const NumericalError& e) {
+            const std::string what = e.what();
+            EXPECT_EQ(what.rfind(method, 0), 0u) << what;
+            EXPECT_NE(what.find("the Gaussian kernel is the identity"), std::string::npos) << what;
+            EXPECT_NE(what.find(remedy), std::string::npos) << what;
+        }
+        Dataset standardised = data;
+        standardised.X = Standardizer::fit(data.X).transform(data.X);
+        EXPECT_NO_THROW(select_features(*backend, standardised, opt));
+    }
+}
+
 }  // namespace
 }  // namespace zeronorm

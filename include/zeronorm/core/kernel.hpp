@@ -40,4 +40,13 @@ double kernel_value(const KernelSpec& spec, const double* a, Index a_stride, con
 // rescaled (standardised) first. The Gaussian and chi2 kernels never overflow; nothing to check.
 void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::string& where);
 
+// Throws NumericalError, naming `where`, the nearest two distinct rows and `remedy`, when the
+// Gaussian kernel exp(-gamma sum_j w_j (x_j - x'_j)^2) (w: `weights`, empty for all 1) is the
+// identity to double precision on the rows of X: every value between two distinct rows below
+// the machine epsilon (gamma |x - x'|^2_w > ln(1 / epsilon) = 36.04). Such a kernel tells no
+// feature from another: a method that ranks features by it would order them by index. Rows
+// that are all equal (no distinct pair), non-finite values and gamma = 0 pass.
+void check_gaussian_kernel_scale(const Matrix& X, double gamma, const Vector& weights,
+                                 const std::string& where, const std::string& remedy);
+
 }  // namespace zeronorm

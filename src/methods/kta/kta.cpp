@@ -21,6 +21,7 @@
 
 #include "methods/selection_common.hpp"
 #include "zeronorm/core/error.hpp"
+#include "zeronorm/core/kernel.hpp"
 
 namespace zeronorm {
 
@@ -45,6 +46,10 @@ void KtaOptions::validate() const {
 }
 
 namespace {
+
+double kta_sigma(const KtaOptions& options, Index d) {
+    return options.width > 0.0 ? options.width : std::sqrt(double(d)) / 2.0;
+}
 
 // Checks the data; returns the upper bounds of theta: 1, or 0 for a constant feature (it enters
 // no kernel distance, so its theta would only follow the penalty: it is held at 0, unselected).
@@ -75,6 +80,12 @@ Vector check_data(const Matrix& X, const Vector& y, const KtaOptions& options) {
         upper[j] = X.col(j).maxCoeff() > X.col(j).minCoeff() ? 1.0 : 0.0;
     ZN_EXPECTS(upper.sum() > 0.0,
                "kta: every feature is constant (all zero included): no kernel distance to weight");
+    if (options.kernel == AlignmentKernel::Gaussian) {  // at the DCA's start, theta = upper / 2
+        const double sigma = kta_sigma(options, X.cols());
+        check_gaussian_kernel_scale(X, 1.0 / (2.0 * sigma * sigma), 0.5 * upper,
+                                    "kta (at its start, theta = 1/2)",
+                                    "give a larger width (--width; 0 is sqrt(d) / 2)");
+    }
     return upper;
 }
 
@@ -336,10 +347,6 @@ Vector dca_step(Alignment& a, const DcaPoint& start, const Vector& upper,
         value = subproblem(theta, gradient);
     }
     return value <= start_value && theta.allFinite() ? theta : start.theta;
-}
-
-double kta_sigma(const KtaOptions& options, Index d) {
-    return options.width > 0.0 ? options.width : std::sqrt(double(d)) / 2.0;
 }
 
 AlignmentKernelSpec kta_spec(const KtaOptions& options, double sigma) {

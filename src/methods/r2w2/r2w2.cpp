@@ -13,6 +13,7 @@
 #include "methods/machine_fits.hpp"
 #include "methods/rfe/rfe.hpp"
 #include "zeronorm/core/error.hpp"
+#include "zeronorm/core/kernel.hpp"
 #include "zeronorm/core/ops/alignment_ops.hpp"
 
 namespace zeronorm {
@@ -204,6 +205,9 @@ Ranking run_r2w2(Backend& backend, const Dataset& data, const Machines& machines
                  const SelectionOptions& options, const IndexVector& counts_desc) {
     const Index d = data.n_features();
     const double gamma = options.r2w2.gamma > 0 ? options.r2w2.gamma : 1.0 / double(d);
+    if (options.r2w2.kernel == R2w2Kernel::Rbf)  // the descent starts at sigma = 1
+        check_gaussian_kernel_scale(data.X, gamma, Vector(), "r2w2",
+                                    "give a smaller r2w2 gamma (--gamma; 0 is 1/d)");
     Vector sigma = Vector::Ones(d);
     Vector last_sigma = Vector::Zero(d);  // each feature's sigma in its last round, / max
     R2w2Warm warm;

@@ -10,6 +10,7 @@
 #include "methods/machine_fits.hpp"
 #include "methods/rfe/rfe.hpp"
 #include "zeronorm/core/error.hpp"
+#include "zeronorm/core/kernel.hpp"
 #include "zeronorm/core/ops/alignment_ops.hpp"
 
 namespace zeronorm::detail {
@@ -18,6 +19,10 @@ Ranking run_rfe_rbf(Backend& backend, const Dataset& data, const Machines& machi
                     const SelectionOptions& options, const IndexVector& counts_desc) {
     const double gamma =
         options.rfe_gamma > 0 ? options.rfe_gamma : 1.0 / double(data.n_features());
+    // Removing features only brings the samples closer: the first round's kernel is the farthest
+    // from the identity.
+    check_gaussian_kernel_scale(data.X, gamma, Vector(), "rfe-rbf",
+                                "give a smaller rfe_gamma (--rfe-gamma; 0 is 1/d)");
     KernelSpec rbf;
     rbf.type = KernelType::Rbf;
     rbf.gamma = gamma;
