@@ -1,5 +1,6 @@
 #include "zeronorm/core/kernel.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <limits>
@@ -85,20 +86,26 @@ double kernel_value(const KernelSpec& spec, const double* a, Index a_stride, con
 }
 
 void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::string& where) {
-    const bool inner_product = spec.type == KernelType::Linear ||
-                               spec.type == KernelType::Polynomial ||
-                               spec.type == KernelType::SumOfPowers;
-    if (!inner_product || X.size() == 0 || !detail::all_finite(X)) return;
+    // The Gaussian kernels are computed from squared norms and inner products (|x|^2 + |x'|^2 -
+    // 2 x.x'), which overflow as the linear kernel does; chi2 sums bounded terms.
+    const bool gaussian = spec.type == KernelType::Rbf || spec.type == KernelType::WeightedRbf;
+    const bool weighted = spec.type == KernelType::WeightedRbf;
+    if (spec.type == KernelType::Chi2 || X.size() == 0 || !detail::all_finite(X)) return;
+    if (weighted && spec.theta.size() != X.cols()) return;  // KernelSpec::validate says so
     const double largest = X.cwiseAbs().maxCoeff();  // vectorised; its place only for the error
     if (largest == 0.0) return;
     // |k(x, x')| <= k-bound of the largest |x|^2 (Cauchy-Schwarz), in long double so that the
     // bound itself does not overflow; |x|^2 from X / largest, which cannot (summed column by
     // column, the order of X's storage, without a scaled copy).
     using Wide = long double;
+    const Vector weights = weighted ? spec.theta : Vector::Ones(X.cols());
     Vector row_norm2 = Vector::Zero(X.rows());
     for (Index j = 0; j < X.cols(); ++j)
-        row_norm2.array() += (X.col(j).array() / largest).square();
-    const Wide norm2 = Wide(largest) * largest * row_norm2.maxCoeff();
+        row_norm2.array() += weights[j] * (X.col(j).array() / largest).square();
+    double largest_row_norm2 = 0.0;  // (a loop: GCC 12 warns of a null read in maxCoeff here)
+    for (Index i = 0; i < row_norm2.size(); ++i)
+        largest_row_norm2 = std::max(largest_row_norm2, row_norm2[i]);
+    const Wide norm2 = Wide(largest) * largest * largest_row_norm2;
     Wide bound = norm2;
     if (spec.type == KernelType::Polynomial) {
         bound = std::pow(Wide(spec.gamma) * norm2 + std::fabs(spec.coef0), spec.degree);
@@ -106,15 +113,18 @@ void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::stri
         bound = 0;
         for (int t = 1; t <= spec.degree; ++t) bound += std::pow(norm2, t);
     }
-    // The solver adds up to n kernel values, each times dual variables that may exceed 1.
-    const Wide limit = Wide(DBL_MAX) / (16.0L * Wide(X.rows() + 1));
+    // The solver adds up to n kernel values, each times dual variables that may exceed 1; a
+    // Gaussian kernel's values are at most 1, but its distances sum four norms' worth.
+    const Wide limit = gaussian ? Wide(DBL_MAX) / 4.0L : Wide(DBL_MAX) / (16.0L * Wide(X.rows() + 1));
     if (bound <= limit) return;
     Index row = 0, col = 0;
     X.cwiseAbs().maxCoeff(&row, &col);
     std::ostringstream os;
     os << where << ": the data's values are too large for the " << to_string(spec.type)
        << " kernel: the largest |x| is " << largest << " (row " << row << ", column " << col
-       << ", 0-based), so kernel values reach about " << bound << ", beyond what double precision can sum; standardise the data (--standardize) or "
+       << ", 0-based), so " << (gaussian ? "the squared norms it is computed from" : "kernel values")
+       << " reach about " << bound
+       << ", beyond what double precision can sum; standardise the data (--standardize) or "
           "rescale it";
     throw NumericalError(os.str());
 }

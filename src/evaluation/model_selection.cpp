@@ -9,6 +9,7 @@
 #include "evaluation/svm_batch.hpp"
 #include "solvers/labels.hpp"
 #include "zeronorm/core/error.hpp"
+#include "zeronorm/core/kernel.hpp"
 #include "zeronorm/core/preprocess.hpp"
 
 namespace zeronorm {
@@ -54,6 +55,8 @@ SvmEvaluation evaluate_svm(Backend& backend, const Dataset& data, const std::vec
     options.validate(data.n_features());
     detail::check_splits(splits, data.n_samples(), "evaluate_svm");
     check_two_class_labels(data.y, "evaluate_svm");
+    // Standardised training parts are in range (overflow-safe statistics); raw data may not be.
+    if (!options.standardize) check_kernel_range(options.svm.kernel, data.X, "evaluate_svm");
 
     SvmEvaluation result;
     result.batched = detail::runs_batched(options.schedule,

@@ -1,9 +1,13 @@
 // C-SVC training and prediction through the public API.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "support/backends.hpp"
 #include "support/random.hpp"
 #include "zeronorm/core/error.hpp"
+#include "zeronorm/evaluation/cross_validation.hpp"
+#include "zeronorm/evaluation/model_selection.hpp"
 #include "zeronorm/io/io.hpp"
 #include "zeronorm/solvers/svm.hpp"
 
@@ -96,6 +100,44 @@ TEST_P(Svm, BadInputIsAClearError) {
     Matrix nan_points = Matrix::Ones(2, 2);
     nan_points(1, 1) = std::nan("");
     EXPECT_THROW(r.model.predict(*backend, nan_points), InvalidArgument);
+}
+
+// Finite values whose squares overflow: the Gaussian kernels, computed from squared norms and
+// inner products, would hand the SMO NaN; training (and the cross-validation of raw data) says
+// what is wrong, as for the linear kernel. Values under the limit train.
+TEST_P(Svm, ValuesTooLargeForTheGaussianKernelsAreNamed) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    Dataset data;
+    data.X.resize(4, 2);
+    data.X << 1e300, 1, 2e300, -1, -1e300, 2, -3e300, 1;
+    data.y.resize(4);
+    data.y << 1, 1, -1, -1;
+    for (const KernelType type : {KernelType::Rbf, KernelType::WeightedRbf}) {
+        SvmOptions options;
+        options.kernel.type = type;
+        options.kernel.gamma = 0.5;
+        if (type == KernelType::WeightedRbf) options.kernel.theta = Vector::Ones(2);
+        const std::string kernel = to_string(type);
+        try {
+            train_svm(*backend, data, options);
+            ADD_FAILURE() << "expected NumericalError for " << kernel;
+        } catch (const NumericalError& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("too large for the " + kernel + " kernel: the largest |x| is 3e+300"),
+                      std::string::npos)
+                << what;
+            EXPECT_NE(what.find("--standardize"), std::string::npos) << what;
+        }
+        SvmEvaluationOptions evaluation;
+        evaluation.svm = options;
+        evaluation.standardize = false;
+        EXPECT_THROW(evaluate_svm(*backend, data, stratified_kfold(data.y, 2, 1), evaluation),
+                     NumericalError)
+            << kernel;
+        Dataset in_range = data;
+        in_range.X.col(0) *= 1e-290;
+        EXPECT_NO_THROW(train_svm(*backend, in_range, options)) << kernel;
+    }
 }
 
 ZN_INSTANTIATE_FOR_BACKENDS(Svm);

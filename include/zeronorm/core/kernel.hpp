@@ -35,9 +35,10 @@ double kernel_value(const KernelSpec& spec, const double* a, Index a_stride, con
                     Index b_stride, Index d);
 
 // Throws NumericalError, naming `where`, the largest |x| and where it sits, when the values of X
-// are so large that the kernel (linear, poly, sum-of-powers: inner products) overflows double
+// are so large that the kernel (linear, poly, sum-of-powers: inner products; the Gaussian ones:
+// the squared norms and inner products their distances are computed from) overflows double
 // precision or leaves no room for the solver's sums over n samples: finite data that must be
-// rescaled (standardised) first. The Gaussian and chi2 kernels never overflow; nothing to check.
+// rescaled (standardised) first. The chi2 kernel never overflows; nothing to check.
 void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::string& where);
 
 // Throws NumericalError, naming `where`, the nearest two distinct rows and `remedy`, when the
