@@ -213,6 +213,7 @@ nb::dict rank(const InMatrix& X, const InVector& y, const nb::dict& options,
     out["scores"] = vector_out(std::move(r.scores));
     out["iterations"] = std::int64_t(r.iterations);
     out["status"] = to_string(r.status);
+    out["message"] = r.message;
     out["seconds"] = r.seconds;
     return out;
 }

@@ -74,7 +74,7 @@ class _RankerSelector(SelectorMixin, BaseEstimator):
         if subset["support_vectors"] >= 0:  # a kernel classifier (KTA's SVM without bias)
             self.n_support_ = int(subset["support_vectors"])
         report(self, f"{type(self).__name__} ({self._method()})", self.status_,
-               iterations=self.n_iter_, seconds=result["seconds"])
+               result["message"], iterations=self.n_iter_, seconds=result["seconds"])
         if self.classifier_status_ not in ("success", "no_convergence"):
             report(self, "the final classifier", self.classifier_status_,
                    subset["classifier_message"])

@@ -294,7 +294,7 @@ private:
                                  ": errors" + errors + " (" + fmt(r.seconds) + " s)");
             if (r.status != Status::Success)
                 warning(unit() + " " + std::to_string(f + 1) + ": selection stopped with status " +
-                        to_string(r.status));
+                        to_string(r.status) + (r.message.empty() ? "" : ": " + r.message));
             for (std::size_t c = 0; c < r.classifier_status.size(); ++c)
                 if (r.classifier_status[c] == Status::NumericalIssue)
                     warning(unit() + " " + std::to_string(f + 1) + ": the final classifier on " +

@@ -62,7 +62,8 @@ public:
                  "selecting with " + options.method + " on " + backend->description());
         const SelectionResult result = select_features(*backend, data, options);
         if (result.status != Status::Success)
-            warning(std::string("selection stopped with status ") + to_string(result.status));
+            warning(std::string("selection stopped with status ") + to_string(result.status) +
+                    (result.message.empty() ? "" : ": " + result.message));
         for (const FeatureSubset& subset : result.subsets)
             if (subset.classifier_status != Status::Success)
                 warning("the selection of " + std::to_string(subset.n_features) +

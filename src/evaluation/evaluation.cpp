@@ -58,6 +58,7 @@ SplitEvaluation evaluate_split(Backend& backend, const Dataset& data, const Fold
     }
     out.iterations = selection.iterations;
     out.status = selection.status;
+    out.message = selection.message;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }

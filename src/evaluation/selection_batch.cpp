@@ -342,6 +342,7 @@ std::vector<SplitEvaluation> evaluate_selections(Backend& backend, const SplitBa
         }
         e.iterations = ranking.iterations;
         e.status = ranking.status;
+        e.message = ranking.message;
     }
     clock.lap(phases.final_classifiers);
     return out;

@@ -68,6 +68,7 @@ Json to_json(const SelectionResult& result, const std::vector<std::string>& feat
         trace.push_back(
             {{"objective", t.objective}, {"nonzeros", t.n_features}, {"change", t.max_change}});
     j["trace"] = std::move(trace);
+    if (!result.message.empty()) j["message"] = result.message;
     add_outcome(j, result.iterations, result.status, result.seconds);
     return j;
 }

@@ -416,6 +416,7 @@ SelectionResult FeatureRanker::rank(Backend& backend, const Dataset& data,
     result.trace = std::move(ranking.trace);
     result.iterations = ranking.iterations;
     result.status = ranking.status;
+    result.message = std::move(ranking.message);
     result.seconds = stopwatch.seconds();
     return result;
 }

@@ -63,6 +63,7 @@ struct Ranking {
     std::vector<SelectionIteration> trace;
     std::int64_t iterations = 0;
     Status status = Status::Success;
+    std::string message;  // why the status is not Success (its first cause); empty on Success
     // A method with its own final classifier (kta: the kernel SVM without bias) gives one subset
     // per entry of `selected`; empty: the linear SVM is retrained on each (retrain).
     std::vector<FeatureSubset> subsets;

@@ -4,12 +4,14 @@
 
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <random>
 
 #include "methods/selection_common.hpp"
 #include "support/backends.hpp"
 #include "support/random.hpp"
+#include "zeronorm/io/json.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/preprocess.hpp"
 #include "zeronorm/methods/methods.hpp"
@@ -456,6 +458,64 @@ TEST(Selection, DataTooLargeForTheKernelIsANumericalError) {
     opt.feature_counts = {1};
     opt.ridge = 0.1;
     EXPECT_EQ(select_features(*backend, data, opt).subsets[0].classifier_status, Status::Success);
+}
+
+// A selection that ends other than in Success says why (SelectionResult::message, also in its
+// JSON); one that succeeds says nothing.
+TEST(Selection, AStatusOtherThanSuccessSaysWhy) {
+    const std::uint64_t seed = testing::test_seed();
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    auto backend = make_cpu_backend();
+    Dataset data = testing::random_two_class(30, 8, rng, 0.0);
+    data.X.col(0) += 2.0 * data.y;
+    data.X.col(1) += data.y;
+    struct Case {
+        std::string method;
+        std::function<void(SelectionOptions&)> set;
+        Status status;
+        std::string why;
+    };
+    const std::vector<Case> cases = {
+        {SelectionMethod::L2Arom, [](SelectionOptions& o) { o.max_iterations = 2; },
+         Status::NoConvergence, "max_iterations = 2 reached before z settled"},
+        {SelectionMethod::L2Arom, [](SelectionOptions& o) { o.smo.max_iterations = 1; },
+         Status::NumericalIssue, "iteration 1 (8 features): an inner solve did not reach"},
+        {SelectionMethod::Rfe, [](SelectionOptions& o) { o.smo.max_iterations = 1; },
+         Status::NumericalIssue, "round 1 (8 features): an inner SVM stopped at its iteration cap"},
+        {SelectionMethod::L2L0Svm,
+         [](SelectionOptions& o) {
+             o.max_iterations = 1;
+             o.set_parameter("dc.tolerance", 0.0);
+         },
+         Status::NoConvergence, "DCA stopped at max_iterations = 1"},
+        {SelectionMethod::Kta,
+         [](SelectionOptions& o) {
+             o.max_iterations = 1;
+             o.set_parameter("kta.tolerance", 1e-300);
+         },
+         Status::NoConvergence, "the DCA stopped at max_iterations = 1"},
+        {SelectionMethod::Rfe, [](SelectionOptions&) {}, Status::Success, ""},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.method + ": " + c.why);
+        SelectionOptions opt;
+        opt.method = c.method;
+        opt.feature_counts = {2};
+        opt.C = 1.0;
+        opt.smo.tolerance = 1e-12;
+        c.set(opt);
+        const SelectionResult r = select_features(*backend, data, opt);
+        EXPECT_EQ(r.status, c.status) << r.message;
+        if (c.why.empty()) {
+            EXPECT_EQ(r.message, "");
+            EXPECT_EQ(to_json(r).dump().find("\"message\""), std::string::npos);
+            continue;
+        }
+        EXPECT_NE(r.message.find(c.why), std::string::npos) << r.message;
+        const std::string key = "\"message\":" + Json(r.message).dump();
+        EXPECT_NE(to_json(r).dump().find(key), std::string::npos) << to_json(r).dump();
+    }
 }
 
 // The Gaussian-kernel rankers on data whose kernel is the identity to rounding (raw microarray

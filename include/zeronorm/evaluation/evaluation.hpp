@@ -50,6 +50,7 @@ struct SplitEvaluation {
     std::vector<Status> classifier_status;  // per feature count: how the final classifier ended
     std::int64_t iterations = 0;
     Status status = Status::Success;
+    std::string message;  // why the status is not Success (SelectionResult::message)
     double seconds = 0.0;
 };
 

@@ -189,6 +189,7 @@ struct SelectionResult {
     // iteration cap (AROM: the subsets come from the last good iterate; RFE: that round's w was
     // still used) or all of w_bar vanished.
     Status status = Status::Success;
+    std::string message;             // why the status is not Success (its first cause), else ""
     double seconds = 0.0;            // wall time of select_features, retraining included
 };
 

@@ -264,6 +264,13 @@ bool AromPath::advance(const ScaleUpdate& update, bool solved, double objective,
     // good iterate.
     if (!solved || update.degenerate) {
         ranking_.status = Status::NumericalIssue;
+        ranking_.message =
+            "iteration " + std::to_string(iter) + " (" + std::to_string(alive_.size()) +
+            " features): " +
+            (solved ? std::string("w_bar vanished (no feature separates the classes)")
+                    : std::string("an inner solve did not reach its optimum (an SVM at its "
+                                  "iteration cap, or an LP without an optimal vertex)")) +
+            "; the counts not reached come from the last good iterate";
         running_ = false;
         return false;
     }
@@ -279,6 +286,11 @@ bool AromPath::advance(const ScaleUpdate& update, bool solved, double objective,
         running_ = false;
     } else if (iter >= options_.max_iterations) {
         running_ = false;  // status stays NoConvergence
+        std::ostringstream os;
+        os << "max_iterations = " << options_.max_iterations << " reached before z settled "
+           << "(its largest change " << update.max_change << " > convergence_tolerance "
+           << options_.convergence_tolerance << ")";
+        ranking_.message = os.str();
     }
     return true;
 }

@@ -35,7 +35,10 @@ detail::Ranking ranking_of(const std::vector<DcResult>& machines, double thresho
     for (const DcResult& r : machines) {
         ranking.scores += r.w.cwiseAbs();
         ranking.iterations += r.iterations;
-        if (ranking.status == Status::Success) ranking.status = r.status;
+        if (ranking.status == Status::Success && r.status != Status::Success) {
+            ranking.status = r.status;
+            ranking.message = r.message;
+        }
     }
     for (const DcIteration& it : machines.front().trace)
         ranking.trace.push_back({it.nonzeros, it.objective, it.v_change});

@@ -19,7 +19,10 @@ detail::Ranking run_fs_svmcp(Backend&, const Dataset& data, const detail::Machin
         const FsSvmcpResult r = train_fs_svmcp(data.X, machines.targets[k], options.fs_svmcp);
         ranking.scores += r.w.cwiseAbs();
         ranking.iterations += std::int64_t(r.steps.size());
-        if (ranking.status == Status::Success) ranking.status = r.status;
+        if (ranking.status == Status::Success && r.status != Status::Success) {
+            ranking.status = r.status;
+            ranking.message = r.message;
+        }
         if (k > 0) continue;
         for (const FsSvmcpStep& step : r.steps)  // features after the step, SVM objective
             ranking.trace.push_back({step.lp_nonzeros > 0 && step.lp_nonzeros < step.svm_nonzeros

@@ -74,7 +74,12 @@ void RfeElimination::eliminate(const IndexVector& order_tail, double objective, 
                                                           << " or repeated");
         seen[std::size_t(k)] = 1;
     }
-    if (status != Status::Success) out_.status = Status::NumericalIssue;
+    if (status != Status::Success && out_.status == Status::Success) {
+        out_.status = Status::NumericalIssue;
+        out_.message = "round " + std::to_string(round_) + " (" + std::to_string(remaining) +
+                       " features): an inner SVM stopped at its iteration cap; that round was "
+                       "ranked by its last iterate";
+    }
     out_.iterations = round_;
     out_.trace.push_back({remaining - s.remove, objective, 0.0});
     const auto removed_begin = order_tail.end() - std::ptrdiff_t(s.remove);
