@@ -115,15 +115,17 @@ void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::stri
     }
     // The solver adds up to n kernel values, each times dual variables that may exceed 1; a
     // Gaussian kernel's values are at most 1, but its distances sum four norms' worth.
-    const Wide limit = gaussian ? Wide(DBL_MAX) / 4.0L : Wide(DBL_MAX) / (16.0L * Wide(X.rows() + 1));
+    const Wide limit =
+        gaussian ? Wide(DBL_MAX) / 4.0L : Wide(DBL_MAX) / (16.0L * Wide(X.rows() + 1));
     if (bound <= limit) return;
     Index row = 0, col = 0;
     X.cwiseAbs().maxCoeff(&row, &col);
     std::ostringstream os;
     os << where << ": the data's values are too large for the " << to_string(spec.type)
        << " kernel: the largest |x| is " << largest << " (row " << row << ", column " << col
-       << ", 0-based), so " << (gaussian ? "the squared norms it is computed from" : "kernel values")
-       << " reach about " << bound
+       << ", 0-based), so "
+       << (gaussian ? "the squared norms it is computed from" : "kernel values") << " reach about "
+       << bound
        << ", beyond what double precision can sum; standardise the data (--standardize) or "
           "rescale it";
     throw NumericalError(os.str());

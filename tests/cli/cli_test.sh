@@ -445,12 +445,15 @@ expect_rc kta_chi2_negative 1
 expect_grep kta_chi2_negative err 'chi-square kernel needs nonnegative features'
 # The Gaussian-kernel rankers on raw microarray values (at gamma = 1/d every kernel value between
 # samples underflows): exit 3 naming the cure, not a ranking by column order.
-run rfe_rbf_identity select "$DATA/colon/colon.csv" --method rfe-rbf --features 20 --rfe-fraction 0.5
+run rfe_rbf_identity select "$DATA/colon/colon.csv" --method rfe-rbf --features 20 \
+    --rfe-fraction 0.5
 expect_rc rfe_rbf_identity 3
-expect_grep rfe_rbf_identity err 'rfe-rbf: the Gaussian kernel is the identity to double precision.*--standardize.*--rfe-gamma'
+expect_grep rfe_rbf_identity err \
+    'rfe-rbf: the Gaussian kernel is the identity to double precision.*--standardize.*--rfe-gamma'
 run kta_identity select "$DATA/colon/colon.csv" --method kta --features 20
 expect_rc kta_identity 3
-expect_grep kta_identity err 'kta \(at its start, theta = 1/2\): the Gaussian kernel is the identity.*--width'
+expect_grep kta_identity err \
+    'kta \(at its start, theta = 1/2\): the Gaussian kernel is the identity.*--width'
 run kta_lambda_negative select "$DATA/bcw/bcw.csv" --method kta --lambda -0.1
 expect_rc kta_lambda_negative 1
 expect_grep kta_lambda_negative err 'lambda must be in \[0, 1\)'

@@ -123,9 +123,9 @@ TEST_P(Svm, ValuesTooLargeForTheGaussianKernelsAreNamed) {
             ADD_FAILURE() << "expected NumericalError for " << kernel;
         } catch (const NumericalError& e) {
             const std::string what = e.what();
-            EXPECT_NE(what.find("too large for the " + kernel + " kernel: the largest |x| is 3e+300"),
-                      std::string::npos)
-                << what;
+            const std::string expected =
+                "too large for the " + kernel + " kernel: the largest |x| is 3e+300";
+            EXPECT_NE(what.find(expected), std::string::npos) << what;
             EXPECT_NE(what.find("--standardize"), std::string::npos) << what;
         }
         SvmEvaluationOptions evaluation;

@@ -52,8 +52,8 @@ detail::Ranking run_kta(Backend& backend, const Dataset& data, const detail::Mac
     ranking.iterations = r.iterations;
     ranking.status = r.status;
     if (r.status != Status::Success)
-        ranking.message = "the DCA stopped at max_iterations = " + std::to_string(kta.max_iterations) +
-                          " before theta settled";
+        ranking.message = "the DCA stopped at max_iterations = " +
+                          std::to_string(kta.max_iterations) + " before theta settled";
     for (const KtaStep& s : r.trace) ranking.trace.push_back({s.selected, s.objective, s.change});
     if (counts_desc.empty()) ranking.selected.push_back(r.selected);
     for (const Index count : counts_desc) {
