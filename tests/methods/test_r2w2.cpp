@@ -116,15 +116,29 @@ const Case kCases[] = {{R2w2Kernel::Linear, R2w2Radius::Exact, 2},
                        {R2w2Kernel::Linear, R2w2Radius::Exact, 3},
                        {R2w2Kernel::Rbf, R2w2Radius::Exact, 3}};
 
+// "rbf exact, 3 classes": the case in test messages.
+std::string case_name(const Case& c) {
+    return std::string(c.kernel == R2w2Kernel::Linear ? "linear" : "rbf") +
+           (c.radius == R2w2Radius::Exact ? " exact" : " variance") + ", " +
+           std::to_string(c.classes) + " classes";
+}
+
+// The descents' options: eight steps, none stopped by the tolerance.
+SelectionOptions descent_options(const Case& c, double smo_tolerance) {
+    SelectionOptions o = options_for(c, 1e-3);
+    o.smo.tolerance = smo_tolerance;
+    o.r2w2.iterations = 8;
+    o.r2w2.tolerance = 0;
+    return o;
+}
+
 TEST(R2w2, GradientMatchesFiniteDifferencesOfResolvedBound) {
     const std::uint64_t seed = test_seed();
     SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
     std::mt19937_64 rng(seed);
     auto backend = make_cpu_backend();
     for (const Case& c : kCases) {
-        SCOPED_TRACE(std::string(c.kernel == R2w2Kernel::Linear ? "linear" : "rbf") +
-                     (c.radius == R2w2Radius::Exact ? " exact" : " variance") + ", " +
-                     std::to_string(c.classes) + " classes");
+        SCOPED_TRACE(case_name(c));
         const Dataset data = case_data(c, 18, 5, rng);
         const detail::Machines machines = detail::make_machines(data.y);
         const SelectionOptions o = options_for(c, 0.05);
@@ -169,14 +183,10 @@ TEST(R2w2, DescentLowersTheBoundWithSvmsAtTheirOptimum) {
     std::mt19937_64 rng(seed);
     auto backend = make_cpu_backend();
     for (const Case& c : kCases) {
-        SCOPED_TRACE(std::string(c.kernel == R2w2Kernel::Linear ? "linear" : "rbf") + ", " +
-                     std::to_string(c.classes) + " classes");
+        SCOPED_TRACE(case_name(c));
         const Dataset data = case_data(c, 24, 8, rng);
         const detail::Machines machines = detail::make_machines(data.y);
-        SelectionOptions o = options_for(c, 1e-3);
-        o.smo.tolerance = 1e-8;
-        o.r2w2.iterations = 8;
-        o.r2w2.tolerance = 0;
+        const SelectionOptions o = descent_options(c, 1e-8);
         const double gamma = 1.0 / 8;
         detail::R2w2Warm warm;
         detail::R2w2Objective objective(*backend, data.X, machines, o, gamma, warm);
@@ -212,19 +222,14 @@ TEST(R2w2, NoStepFromSvmsStoppedAtTheirCap) {
     SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
     std::mt19937_64 rng(seed);
     for (const Case& c : kCases) {
-        SCOPED_TRACE(std::string(c.kernel == R2w2Kernel::Linear ? "linear" : "rbf") + ", " +
-                     std::to_string(c.classes) + " classes");
+        SCOPED_TRACE(case_name(c));
         testing::CapabilityBackend counting(make_cpu_backend(), make_cpu_backend()->capabilities());
-        auto* backend = &counting;
         const Dataset data = case_data(c, 24, 8, rng);
         const detail::Machines machines = detail::make_machines(data.y);
-        SelectionOptions o = options_for(c, 1e-3);
-        o.smo.tolerance = 1e-12;
+        SelectionOptions o = descent_options(c, 1e-12);
         o.smo.max_iterations = 1;
-        o.r2w2.iterations = 8;
-        o.r2w2.tolerance = 0;
         detail::R2w2Warm warm;
-        detail::R2w2Objective objective(*backend, data.X, machines, o, 1.0 / 8, warm);
+        detail::R2w2Objective objective(counting, data.X, machines, o, 1.0 / 8, warm);
         const detail::R2w2Descent descent =
             detail::descend_r2w2(objective, Vector::Ones(8), o.r2w2, "test");
         ASSERT_NE(descent.point.status, Status::Success) << "one SMO iteration reached 1e-12";
