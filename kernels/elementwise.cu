@@ -148,10 +148,9 @@ __global__ void scale_rows_columns_kernel(double* X, i64 rows, i64 cols, const d
     for (i64 e = global_thread(); e < total; e += grid_stride()) {
         const i64 i = e % rows;
         const i64 j = e / rows;
-        double v = X[e];
-        if (r != nullptr) v *= r[i];
-        if (c != nullptr) v *= c[j];
-        if (i == j) v += shift;
+        // x (r_i c_j), the shift only where it is nonzero: the CPU path's rounding, bit for bit.
+        double v = X[e] * ((r != nullptr ? r[i] : 1.0) * (c != nullptr ? c[j] : 1.0));
+        if (i == j && shift != 0.0) v += shift;
         X[e] = v;
     }
 }

@@ -41,6 +41,10 @@ struct CommonOptions {
     bool quiet = false;
     bool json = false;
     std::string output;  // write the JSON / summary here instead of stdout
+    // How CSV data is read: its header line (auto / yes / no), label column and separator.
+    std::string header = "auto";
+    std::string label_column;
+    std::string delimiter;  // one character, or "tab"; empty: ',' (a tab for .tsv / .tab)
 
     void add_to(CLI::App& app);
 };

@@ -36,7 +36,7 @@ class CvCommand : public Command {
 public:
     explicit CvCommand(CLI::App& parent) {
         app = parent.add_subcommand("cv", "Cross-validated error of the SVM or of a feature-selection path");
-        app->add_option("data", data_path, "Data (.csv, else LIBSVM format)")->required();
+        app->add_option("data", data_path, "Data (.csv, .tsv or .tab, else LIBSVM format)")->required();
         folds_option_ = app->add_option("--folds", folds,
                         "Number of folds (k-fold), also of the inner cross-validation over a C grid")
             ->capture_default_str();

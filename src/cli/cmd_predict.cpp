@@ -1,5 +1,5 @@
 // zeronorm predict DATA --model FILE: applies a saved model (and its preprocessing) to data and
-// reports the error rate against the data's labels. Every kind of model file (two-class kernel
+// reports the error rate against the data's labels (a CSV may also come without a label column). Every kind of model file (two-class kernel
 // expansions, one-vs-rest and Weston-Watkins machines, linear rules, polynomials; on all columns
 // or a column subset) predicts through ModelFile's preprocess and decision function.
 #include <charconv>
@@ -50,6 +50,14 @@ std::optional<Vector> labels_in_model_coding(const Dataset& data, const ModelFil
     return y;
 }
 
+// The first few names, for messages.
+std::string names_shown(const std::vector<std::string>& names) {
+    std::string shown;
+    for (std::size_t j = 0; j < names.size() && j < 5; ++j) shown += (j ? ", " : "") + names[j];
+    if (names.size() > 5) shown += ", ...";
+    return shown;
+}
+
 // A label as a JSON number when it is one, else as a string.
 Json label_json(const std::string& text) {
     long long v = 0;
@@ -77,7 +85,9 @@ class PredictCommand : public Command {
 public:
     explicit PredictCommand(CLI::App& parent) {
         app = parent.add_subcommand("predict", "Predict with a saved model; report the error rate");
-        app->add_option("data", data_path, "Data to predict (.csv, else LIBSVM format)")
+        app->add_option("data", data_path,
+                        "Data to predict (.csv / .tsv: the model's feature columns, with or "
+                        "without a label column; else LIBSVM format)")
             ->required();
         app->add_option("-m,--model", model_path, "Model written by 'zeronorm train'")->required();
         common.add_to(*app);
@@ -94,9 +104,19 @@ public:
                                     " features but the model was trained on " +
                                     std::to_string(n_features));
         if (!file.feature_names.empty() && !data.feature_names.empty() &&
-            file.feature_names != data.feature_names)
+            file.feature_names != data.feature_names) {
+            // Without labels the columns are taken for the model's features only by their
+            // count: a header naming others is more likely a labelled file short of a column.
+            if (data.y.size() == 0)
+                throw DataError(data_path + " has as many columns as the model has features (" +
+                                std::to_string(n_features) +
+                                "), as data without labels would, but its header names other "
+                                "columns (" + names_shown(data.feature_names) +
+                                ") than the model's features (" +
+                                names_shown(file.feature_names) + ")");
             warning("the column names of " + data_path +
                     " differ from those the model was trained on");
+        }
         Matrix input;
         try {
             input = file.preprocess(data.X);
@@ -122,13 +142,16 @@ public:
             labels.push_back(it != to_original.end() ? it->second : label_text(predicted[i]));
         }
 
-        const std::optional<Vector> y = labels_in_model_coding(data, file);
+        // Data without labels (a CSV of the model's feature columns alone) has no error rate.
+        const bool labelled = data.y.size() > 0;
+        const std::optional<Vector> y =
+            labelled ? labels_in_model_coding(data, file) : std::nullopt;
         std::optional<double> error;
         Index n_errors = 0;
         if (y) {
             error = error_rate(predicted, *y);
             for (Index i = 0; i < y->size(); ++i) n_errors += predicted[i] != (*y)[i];
-        } else {
+        } else if (labelled) {
             warning("the labels of " + data_path +
                     " are not labels the model was trained on; no error rate");
         }

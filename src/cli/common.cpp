@@ -25,6 +25,21 @@ void CommonOptions::add_to(CLI::App& app) {
     app.add_flag("-q,--quiet", quiet, "No progress messages on stderr");
     app.add_flag("--json", json, "Print one JSON object instead of the human summary");
     app.add_option("-o,--output", output, "Write the result to FILE instead of stdout");
+    app.add_option("--header", header,
+                   "CSV: whether the first line names the columns (auto: yes, unless every "
+                   "field but the label is a number)")
+        ->check(CLI::IsMember({"auto", "yes", "no"}))
+        ->capture_default_str();
+    app.add_option("--label-column", label_column,
+                   "CSV: the label column's name in the header (default: the last column)");
+    app.add_option("--delimiter", delimiter,
+                   "CSV: the field separator, one character or 'tab' (default ',', a tab for "
+                   ".tsv and .tab files)")
+        ->check([](const std::string& s) {
+            return s == "tab" || (s.size() == 1 && s != "\"" && s != " ")
+                       ? std::string()
+                       : "expected one character other than a quote or a space, or 'tab'";
+        });
 }
 
 void PreprocessOptions::add_to(CLI::App& app) {
@@ -176,12 +191,31 @@ Dataset load_data(const std::string& path, int min_classes, const CommonOptions&
     options.min_classes = min_classes;
     options.positive_features = log10;  // a non-positive value is reported where it stands
     options.n_features = n_features;
+    options.allow_unlabelled = n_features > 0;  // data to predict may come without labels
+    options.header = common.header == "yes"  ? CsvHeader::present
+                     : common.header == "no" ? CsvHeader::absent
+                                             : CsvHeader::detect;
+    options.label_column = common.label_column;
+    if (!common.delimiter.empty())
+        options.delimiter = common.delimiter == "tab" ? '\t' : common.delimiter[0];
+    const bool csv = is_csv_path(path);
+    if (!csv && (common.header != "auto" || !common.label_column.empty() ||
+                 !common.delimiter.empty()))
+        throw InvalidArgument("--header, --label-column and --delimiter are for CSV data (.csv, "
+                              ".tsv, .tab); " + path + " is read as LIBSVM format");
+    if (!options.label_column.empty() && options.header == CsvHeader::absent)
+        throw InvalidArgument("--label-column names a header column, but --header is 'no'");
     Dataset data = read_dataset(path, options);
     if (data.n_features() == 0)
         throw DataError(path + ": the data has no feature columns (only labels)");
+    std::string note;
+    if (csv && data.feature_names.empty() && options.header == CsvHeader::detect)
+        note = "; no header line (its first line is numbers: --header yes if it names the columns)";
     progress(common, "read " + path + ": " + std::to_string(data.n_samples()) + " samples x " +
                          std::to_string(data.n_features()) + " features, " +
-                         std::to_string(data.n_classes()) + " classes");
+                         (data.y.size() == 0 ? std::string("no labels")
+                                             : std::to_string(data.n_classes()) + " classes") +
+                         note);
     return data;
 }
 

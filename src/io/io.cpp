@@ -144,6 +144,17 @@ struct Position {
     std::size_t column = 0;
 };
 
+// Refuses fewer than ReadOptions::min_classes distinct labels; `seen` lists them.
+void check_class_count(std::size_t k, const std::string& seen, std::size_t rows,
+                       const std::string& name, const ReadOptions& options, Position first_label) {
+    if (k >= static_cast<std::size_t>(options.min_classes)) return;
+    throw DataFormatError(name, first_label.line, first_label.column,
+                          "found " + std::to_string(k) + " distinct label" + (k == 1 ? "" : "s") +
+                              " (" + seen + ") in " + std::to_string(rows) +
+                              " rows, but at least " + std::to_string(options.min_classes) +
+                              " classes are required (ReadOptions::min_classes)");
+}
+
 // Applies the label rule of io.hpp to y in place and returns the mapping (empty when unchanged).
 std::map<std::string, double> map_labels(std::vector<double>& y, const std::string& name,
                                          const ReadOptions& options, Position first_label) {
@@ -151,17 +162,9 @@ std::map<std::string, double> map_labels(std::vector<double>& y, const std::stri
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
     const auto k = static_cast<long long>(distinct.size());
-
-    if (k < options.min_classes) {
-        std::string seen;
-        for (double v : distinct) seen += (seen.empty() ? "" : ", ") + label_text(v);
-        throw DataFormatError(name, first_label.line, first_label.column,
-                              "found " + std::to_string(k) + " distinct label" +
-                                  (k == 1 ? "" : "s") + " (" + seen + ") in " +
-                                  std::to_string(y.size()) + " rows, but at least " +
-                                  std::to_string(options.min_classes) +
-                                  " classes are required (ReadOptions::min_classes)");
-    }
+    std::string seen;
+    for (double v : distinct) seen += (seen.empty() ? "" : ", ") + label_text(v);
+    check_class_count(distinct.size(), seen, y.size(), name, options, first_label);
 
     std::vector<double> target;
     const bool plus_minus_one =
@@ -185,6 +188,31 @@ std::map<std::string, double> map_labels(std::vector<double>& y, const std::stri
     return mapping;
 }
 
+// Class names in byte order: two map to -1 and +1, one or K > 2 to 0..K-1 (the rule of io.hpp).
+std::map<std::string, double> map_label_names(const std::vector<std::string>& names,
+                                              std::vector<double>& y, const std::string& name,
+                                              const ReadOptions& options, Position first_label) {
+    std::map<std::string, double> mapping;
+    for (const auto& text : names) mapping.emplace(text, 0.0);
+    std::string seen;
+    for (const auto& entry : mapping) {
+        if (seen.size() > 200) {
+            seen += ", ...";
+            break;
+        }
+        seen += (seen.empty() ? "'" : ", '") + entry.first + "'";
+    }
+    check_class_count(mapping.size(), seen, names.size(), name, options, first_label);
+    double next = mapping.size() == 2 ? -1.0 : 0.0;
+    for (auto& entry : mapping) {
+        entry.second = next;
+        next += mapping.size() == 2 ? 2.0 : 1.0;
+    }
+    y.resize(names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) y[i] = mapping.at(names[i]);
+    return mapping;
+}
+
 // Ends the messages of ReadOptions::positive_features.
 constexpr const char* positive_reason =
     ", but log10 needs every feature > 0 (ReadOptions::positive_features)";
@@ -202,6 +230,9 @@ void check_options(const ReadOptions& options) {
     ZN_EXPECTS(options.max_line_bytes >= 1,
                "ReadOptions::max_line_bytes must be >= 1, got " << options.max_line_bytes);
     ZN_EXPECTS(options.max_bytes >= 1, "ReadOptions::max_bytes must be >= 1, got " << options.max_bytes);
+    const char sep = options.delimiter;
+    ZN_EXPECTS(sep != '"' && sep != '\n' && sep != '\r' && sep != ' ',
+               "ReadOptions::delimiter may not be a quote, a space or a line end");
 }
 
 // ---- CSV ------------------------------------------------------------------------------------
@@ -225,12 +256,19 @@ struct CsvField {
     }
 };
 
-// Splits off the field that starts at p; returns where it ends: at its ',' or at le.
-const char* split_csv_field(const char* p, const char* le, const Reporter& at, CsvField& f) {
-    const char* b = skip_space(p, le);
+// Skips spaces and tabs, but not the field separator (a tab in tab-separated files).
+const char* skip_blank(const char* p, const char* e, char sep) {
+    while (p != e && is_space(*p) && *p != sep) ++p;
+    return p;
+}
+
+// Splits off the field that starts at p; returns where it ends: at its separator or at le.
+const char* split_csv_field(const char* p, const char* le, char sep, const Reporter& at,
+                            CsvField& f) {
+    const char* b = skip_blank(p, le, sep);
     f.has_escaped_quote = false;
     if (b == le || *b != '"') {
-        const char* q = static_cast<const char*>(std::memchr(p, ',', static_cast<std::size_t>(le - p)));
+        const char* q = static_cast<const char*>(std::memchr(p, sep, static_cast<std::size_t>(le - p)));
         if (!q) q = le;
         f.b = p;
         f.e = q;
@@ -248,77 +286,130 @@ const char* split_csv_field(const char* p, const char* le, const Reporter& at, C
     }
     f.b = b + 1;
     f.e = c;
-    const char* after = skip_space(c + 1, le);
-    if (after != le && *after != ',') {
+    const char* after = skip_blank(c + 1, le, sep);
+    if (after != le && *after != sep) {
         const char* stop = after;
-        while (stop != le && *stop != ',') ++stop;
+        while (stop != le && *stop != sep) ++stop;
         at.fail(after, "unexpected " + detail::quote_token(after, stop) +
-                           " after the closing '\"' of a quoted field: expected ',' or the end "
-                           "of the line");
+                           " after the closing '\"' of a quoted field: expected " +
+                           detail::quote_token(&sep, &sep + 1) + " or the end of the line");
     }
     return after;
 }
 
+// The fields of the line [b, e).
+std::vector<CsvField> split_csv_line(const char* b, const char* e, char sep, const Reporter& at) {
+    std::vector<CsvField> fields(1);
+    for (const char* p = split_csv_field(b, e, sep, at, fields.back()); p != e;
+         p = split_csv_field(p + 1, e, sep, at, fields.back()))
+        fields.emplace_back();
+    return fields;
+}
+
 // Number of fields on the line [b, e).
-std::size_t count_csv_fields(const char* b, const char* e, const Reporter& at) {
+std::size_t count_csv_fields(const char* b, const char* e, char sep, const Reporter& at) {
     CsvField f;
     std::size_t n = 1;
-    for (const char* p = split_csv_field(b, e, at, f); p != e; p = split_csv_field(p + 1, e, at, f))
+    for (const char* p = split_csv_field(b, e, sep, at, f); p != e;
+         p = split_csv_field(p + 1, e, sep, at, f))
         ++n;
     return n;
 }
 
+// CsvHeader::detect's rule: the first line is data when every field but the label's is a
+// number, unless there are three or more and they are the column numbers 0, 1, 2, ... or
+// 1, 2, 3, ... (the header a data frame of unnamed columns is written with).
+bool first_line_is_data(const std::vector<CsvField>& fields, std::size_t label_col) {
+    std::size_t numbers = 0;
+    bool from_zero = true;
+    bool from_one = true;
+    for (std::size_t j = 0; j < fields.size(); ++j) {
+        if (j == label_col) continue;
+        const char* b = fields[j].b;
+        const char* e = fields[j].e;
+        trim(b, e);
+        double v = 0;
+        if (parse_double(b, e, v) != NumStatus::ok) return false;
+        from_zero = from_zero && v == static_cast<double>(numbers);
+        from_one = from_one && v == static_cast<double>(numbers + 1);
+        ++numbers;
+    }
+    return numbers > 0 && (numbers < 3 || (!from_zero && !from_one));
+}
+
 Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
                         const ReadOptions& options) {
-    ZN_EXPECTS(options.has_header || options.label_column.empty(),
+    ZN_EXPECTS(options.header != CsvHeader::absent || options.label_column.empty(),
                "ReadOptions::label_column ('" << options.label_column
-                                              << "') needs has_header = true");
+                                              << "') needs a header line");
+    const char sep = options.delimiter ? options.delimiter : ',';
     const char* lb = nullptr;
     const char* le = nullptr;
     const Reporter at{name, lines, lb};
     auto col = [&](const char* p) { return static_cast<std::size_t>(p - lb) + 1; };
 
-    // Header, or the first row's field count when there is none.
-    std::vector<std::string> names;
-    std::size_t n_cols = 0;
     if (!lines.next_nonblank(lb, le)) {
         throw DataFormatError(name, 1, 1,
-                              options.has_header
-                                  ? "empty file: expected a header line with column names"
-                                  : "empty file: expected at least one data row");
+                              options.header == CsvHeader::absent
+                                  ? "empty file: expected at least one data row"
+                                  : "empty file: expected a header line with column names");
     }
-    if (options.has_header) {
-        CsvField f;
-        for (const char* p = lb;; ++p) {
-            p = split_csv_field(p, le, at, f);
+    const std::vector<CsvField> first = split_csv_line(lb, le, sep, at);
+    const std::size_t n_cols = first.size();
+    if (n_cols < 2 && !(options.allow_unlabelled && options.n_features == 1)) {
+        std::string hint;
+        for (char other : {',', ';', '\t', '|'})
+            if (other != sep && std::memchr(lb, other, static_cast<std::size_t>(le - lb)))
+                hint = " (the separator is " + detail::quote_token(&sep, &sep + 1) +
+                       ", but the line holds " + detail::quote_token(&other, &other + 1) +
+                       ": ReadOptions::delimiter, --delimiter)";
+        at.fail(lb, "expected at least 2 columns (features and a label), got " +
+                        std::to_string(n_cols) + hint);
+    }
+    // A model's feature count says whether the file has a label column.
+    const bool labelled = !(options.allow_unlabelled && options.n_features > 0 &&
+                            options.label_column.empty() &&
+                            n_cols == static_cast<std::size_t>(options.n_features));
+    if (options.n_features > 0 && labelled &&
+        n_cols != static_cast<std::size_t>(options.n_features) + 1)
+        at.fail(lb, "expected " + std::to_string(options.n_features) +
+                        " feature columns and a label (" + std::to_string(options.n_features + 1) +
+                        " columns" +
+                        (options.allow_unlabelled
+                             ? ", or " + std::to_string(options.n_features) + " without labels"
+                             : std::string()) +
+                        "), got " + std::to_string(n_cols));
+
+    const std::size_t no_label = n_cols;
+    const bool has_header =
+        options.header == CsvHeader::present || !options.label_column.empty() ||
+        (options.header == CsvHeader::detect &&
+         !first_line_is_data(first, labelled ? n_cols - 1 : no_label));
+
+    // Header names, and the label column.
+    std::vector<std::string> names;
+    if (has_header) {
+        for (const CsvField& f : first) {
             std::string field = f.text();
             if (field.empty())
                 at.fail(f.b, "empty column name in the header (column " +
                                  std::to_string(names.size() + 1) + ")");
             names.push_back(std::move(field));
-            if (p == le) break;
         }
-        n_cols = names.size();
-    } else {
-        n_cols = count_csv_fields(lb, le, at);
     }
-    if (n_cols < 2)
-        at.fail(lb, "expected at least 2 columns (features and a label), got " +
-                     std::to_string(n_cols));
-
-    std::size_t label_col = n_cols - 1;
+    std::size_t label_col = labelled ? n_cols - 1 : no_label;
     if (!options.label_column.empty()) {
-        label_col = n_cols;
+        label_col = no_label;
         for (std::size_t j = 0; j < n_cols; ++j) {
             if (names[j] != options.label_column) continue;
-            if (label_col != n_cols)
+            if (label_col != no_label)
                 at.fail(lb, "label column '" + options.label_column +
                              "' appears more than once in the header (columns " +
                              std::to_string(label_col + 1) + " and " + std::to_string(j + 1) +
                              ")");
             label_col = j;
         }
-        if (label_col == n_cols) {
+        if (label_col == no_label) {
             std::string shown;
             for (std::size_t j = 0; j < n_cols && j < 10; ++j)
                 shown += (j ? ", " : "") + names[j];
@@ -327,7 +418,7 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
                          "' not found in the header; columns are: " + shown);
         }
     }
-    const std::size_t d = n_cols - 1;
+    const std::size_t d = labelled ? n_cols - 1 : n_cols;
     auto column_name = [&](std::size_t j) {
         return names.empty() ? "column " + std::to_string(j + 1)
                              : "column " + std::to_string(j + 1) + " ('" + names[j] + "')";
@@ -335,32 +426,53 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
 
     std::vector<double> features;
     std::vector<double> y;
+    std::vector<std::string> label_names;  // when the labels are class names
     Position first_label;
+    Position first_number;  // of a numeric label, for the message when names follow
+    std::size_t rows = 0;
+    auto mixed_labels = [&](const char* fb, const char* fe, std::size_t j, const char* is,
+                            const char* before, Position since) {
+        at.fail(fb, "label " + detail::quote_token(fb, fe) + " in " + column_name(j) + " is " +
+                        is + ", but the labels before it are " + before + " (line " +
+                        std::to_string(since.line) +
+                        "): the labels are all numbers or all class names");
+    };
 
-    bool have_line = !options.has_header;  // without a header the first row is already in lb/le
-    std::size_t header_line = lines.line();
+    bool have_line = !has_header;  // without a header the first row is already in lb/le
+    const std::size_t header_line = lines.line();
     while (have_line || lines.next_nonblank(lb, le)) {
         have_line = false;
         std::size_t j = 0;
         for (const char* p = lb;; ++j) {
             if (j >= n_cols)
                 at.fail(p, "expected " + std::to_string(n_cols) + " fields, got " +
-                               std::to_string(count_csv_fields(lb, le, at)));
+                               std::to_string(count_csv_fields(lb, le, sep, at)));
             CsvField f;
-            const char* q = split_csv_field(p, le, at, f);
+            const char* q = split_csv_field(p, le, sep, at, f);
             const char* fb = f.b;
             const char* fe = f.e;
             trim(fb, fe);
             double v = 0;
             const NumStatus st = parse_double(fb, fe, v);
             if (j == label_col) {
-                if (st != NumStatus::ok)
-                    at.fail(fb, number_problem(st, fb, fe, "the label (" + column_name(j) + ")"));
-                if (!is_integer_label(v))
-                    at.fail(fb, "expected an integer class label in " + column_name(j) + ", got " +
-                                 detail::quote_token(fb, fe));
-                if (y.empty()) first_label = {lines.line(), col(fb)};
-                y.push_back(v);
+                if (rows == 0) first_label = {lines.line(), col(fb)};
+                if (st == NumStatus::invalid) {  // a class name
+                    if (!y.empty()) mixed_labels(fb, fe, j, "a name", "numbers", first_number);
+                    CsvField trimmed = f;
+                    trimmed.b = fb;
+                    trimmed.e = fe;
+                    label_names.push_back(trimmed.text());
+                } else {
+                    if (st != NumStatus::ok)
+                        at.fail(fb, number_problem(st, fb, fe, "the label (" + column_name(j) + ")"));
+                    if (!label_names.empty())
+                        mixed_labels(fb, fe, j, "a number", "class names", first_label);
+                    if (!is_integer_label(v))
+                        at.fail(fb, "expected an integer class label in " + column_name(j) +
+                                        ", got " + detail::quote_token(fb, fe));
+                    if (y.empty()) first_number = {lines.line(), col(fb)};
+                    y.push_back(v);
+                }
             } else {
                 if (st != NumStatus::ok) at.fail(fb, number_problem(st, fb, fe, column_name(j)));
                 if (options.positive_features && !(v > 0))
@@ -374,19 +486,24 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
         if (j + 1 < n_cols)
             at.fail(le, "expected " + std::to_string(n_cols) + " fields, got " +
                          std::to_string(j + 1));
+        ++rows;
     }
-    if (y.empty())
+    if (rows == 0)
         throw DataFormatError(name, header_line + 1, 1,
                               "no data rows after the header: expected at least one row");
 
     Dataset ds;
-    const auto n = static_cast<Index>(y.size());
+    const auto n = static_cast<Index>(rows);
     ds.X = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
         features.data(), n, static_cast<Index>(d));
-    ds.label_mapping = map_labels(y, name, options, first_label);
-    ds.y = Eigen::Map<const Vector>(y.data(), n);
+    if (labelled) {
+        ds.label_mapping = label_names.empty()
+                               ? map_labels(y, name, options, first_label)
+                               : map_label_names(label_names, y, name, options, first_label);
+        ds.y = Eigen::Map<const Vector>(y.data(), n);
+    }
     if (!names.empty()) {
-        names.erase(names.begin() + static_cast<std::ptrdiff_t>(label_col));
+        if (labelled) names.erase(names.begin() + static_cast<std::ptrdiff_t>(label_col));
         ds.feature_names = std::move(names);
     }
     return ds;
@@ -440,8 +557,13 @@ Dataset parse_libsvm_lines(detail::LineInput& lines, const std::string& name,
     std::vector<std::pair<long long, Position>> row_ends;
 
     while (lines.next_nonblank(lb, le)) {
-        // Label.
+        // SVMlight: a '#' starts a comment to the end of the line; a line of only a comment is
+        // skipped.
+        if (const void* hash = std::memchr(lb, '#', static_cast<std::size_t>(le - lb)))
+            le = static_cast<const char*>(hash);
         const char* t = skip_space(lb, le);
+        if (t == le) continue;
+        // Label.
         const char* te = t;
         while (te != le && !is_space(*te)) ++te;
         if (std::memchr(t, ':', static_cast<std::size_t>(te - t)))
@@ -460,6 +582,15 @@ Dataset parse_libsvm_lines(detail::LineInput& lines, const std::string& name,
         for (t = skip_space(te, le); t != le; t = skip_space(te, le)) {
             te = t;
             while (te != le && !is_space(*te)) ++te;
+            if (prev == 0 && te - t > 4 && std::memcmp(t, "qid:", 4) == 0) {
+                // SVMlight's query id, right after the label: not a feature.
+                long long qid = 0;
+                const auto [qe, qec] = std::from_chars(t + 4, te, qid);
+                if (qe != te || qec != std::errc())
+                    at.fail(t + 4, "expected an integer query id after 'qid:', got " +
+                                       detail::quote_token(t + 4, te));
+                continue;
+            }
             const char* colon =
                 static_cast<const char*>(std::memchr(t, ':', static_cast<std::size_t>(te - t)));
             if (!colon) at.fail(t, "expected index:value (no ':'), got " + detail::quote_token(t, te));
@@ -552,11 +683,11 @@ std::ifstream open_data_file(const std::string& path, const ReadOptions& options
     return in;
 }
 
-bool ends_with_csv(const std::string& path) {
-    if (path.size() < 4) return false;
-    std::string ext = path.substr(path.size() - 4);
+// The file's extension in lower case, with its dot ("" when there is none).
+std::string lower_extension(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
     for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return ext == ".csv";
+    return ext;
 }
 
 }  // namespace
@@ -583,8 +714,17 @@ Dataset read_libsvm(const std::string& path, const ReadOptions& options) {
     return parse_libsvm(in, path, options);
 }
 
+bool is_csv_path(const std::string& path) {
+    const std::string ext = lower_extension(path);
+    return ext == ".csv" || ext == ".tsv" || ext == ".tab";
+}
+
 Dataset read_dataset(const std::string& path, const ReadOptions& options) {
-    return ends_with_csv(path) ? read_csv(path, options) : read_libsvm(path, options);
+    if (!is_csv_path(path)) return read_libsvm(path, options);
+    if (lower_extension(path) == ".csv") return read_csv(path, options);
+    ReadOptions tab_separated = options;
+    if (!tab_separated.delimiter) tab_separated.delimiter = '\t';
+    return read_csv(path, tab_separated);
 }
 
 }  // namespace zeronorm

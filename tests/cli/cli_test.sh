@@ -130,6 +130,55 @@ run predict_one predict "$TMP/one_class.csv" --model "$MODEL" --json
 expect_rc predict_one 0
 py predict_one 'd["n_samples"] == 50 and d["error_rate"] is not None and 0 <= d["error_rate"] <= 1'
 
+# ---- CSV as it comes: class names, no header, other separators, no labels to predict ---------
+# Ripley's labels as names (one holding the separator), the label first, tab-separated.
+python3 - "$DATA/ripley" "$TMP" <<'PYEOF'
+import sys
+src, tmp = sys.argv[1], sys.argv[2]
+rows = [l.split(",") for l in open(src + "/ripley_train.csv").read().split()[1:]]
+name = {"1": '"tumor, grade 2"', "-1": "normal"}
+with open(tmp + "/named.tsv", "w") as f:
+    f.write("class\tx1\tx2\n")
+    for x1, x2, y in rows:
+        f.write(f"{name[y]}\t{x1}\t{x2}\n")
+test = [l.split(",") for l in open(src + "/ripley_test.csv").read().split()[1:]]
+with open(tmp + "/unlabelled.csv", "w") as f:  # no header, no labels
+    f.write("".join(f"{x1};{x2}\n" for x1, x2, _ in test))
+with open(tmp + "/named_test.csv", "w") as f:
+    f.write("x1,x2,class\n" + "".join(f"{x1},{x2},{name[y]}\n" for x1, x2, y in test))
+PYEOF
+run names_train train "$TMP/named.tsv" --label-column class --model "$TMP/named.model" --kernel rbf --json
+expect_rc names_train 0
+py names_train 'd["n_samples"] == 250 and d["n_features"] == 2'
+grep -qx '"tumor, grade 2" 1' "$TMP/named.model" && pass "class names in the model" || fail "class names in the model"
+run names_predict predict "$TMP/unlabelled.csv" --delimiter ';' --model "$TMP/named.model" --json
+expect_rc names_predict 0
+py names_predict 'd["n_samples"] == 1000 and d["error_rate"] is None and set(d["predictions"]) == {"normal", "tumor, grade 2"}'
+expect_grep names_predict err 'no labels; no header line'
+run names_error predict "$TMP/named_test.csv" --model "$TMP/named.model" --json
+expect_rc names_error 0
+py names_error 'd["error_rate"] < 0.15'
+# The same predictions from the numbers' model: the names change nothing else.
+run names_same predict "$DATA/ripley/ripley_test.csv" --model "$MODEL" --json --quiet
+python3 - "$TMP/names_predict.out" "$TMP/names_same.out" <<'PYEOF' && pass "names predict as numbers" || fail "names predict as numbers"
+import json, sys
+a, b = (json.load(open(p))["predictions"] for p in sys.argv[1:])
+sys.exit(0 if [{"normal": -1, "tumor, grade 2": 1}[v] for v in a] == b else 1)
+PYEOF
+run names_width predict "$TMP/named.tsv" --model "$TMP/named.model"
+expect_rc names_width 2
+expect_grep names_width err 'named\.tsv:1:1: .*class label|named\.tsv:2:1: '
+run csv_flags_libsvm train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --header maybe
+expect_rc csv_flags_libsvm 1
+printf '1 1:1 2:2\n-1 1:2 2:1\n' >"$TMP/two.svm"
+run csv_flags_on_svm train "$TMP/two.svm" --model "$TMP/x.model" --label-column y
+expect_rc csv_flags_on_svm 1
+expect_grep csv_flags_on_svm err 'for CSV data'
+printf 'a;b;label\n1;2;1\n2;1;-1\n' >"$TMP/semicolons.csv"
+run wrong_separator train "$TMP/semicolons.csv" --model "$TMP/x.model"
+expect_rc wrong_separator 2
+expect_grep wrong_separator err "semicolons\.csv:1:1: .*';'.*--delimiter"
+
 # ---- data errors: exit 2 with file:line:column --------------------------------------------
 printf 'a,b,label\n1,2,1\n3,-1\n4,5,-1\n' >"$TMP/ragged.csv"
 run ragged train "$TMP/ragged.csv" --model "$TMP/r.model"
@@ -211,7 +260,11 @@ expect_grep predict_more err 'more\.svm:1:7: feature index 4 exceeds'
 printf 'a,label\n1,1\n' >"$TMP/narrow.csv"
 run predict_narrow_csv predict "$TMP/narrow.csv" --model "$TMP/positive.model"
 expect_rc predict_narrow_csv 2
-expect_grep predict_narrow_csv err 'has 1 features but the model was trained on 2'
+expect_grep predict_narrow_csv err 'narrow\.csv has as many columns as the model has features \(2\).*\(a, label\).*\(a, b\)'
+printf 'a,b,c,label\n1,1,1,1\n' >"$TMP/wide.csv"
+run predict_wide_csv predict "$TMP/wide.csv" --model "$TMP/positive.model"
+expect_rc predict_wide_csv 2
+expect_grep predict_wide_csv err 'wide\.csv:1:1: expected 2 feature columns and a label \(3 columns, or 2 without labels\), got 4'
 
 # Old Mac line ends (a lone CR) and a quoted header name holding a comma.
 printf '"x,1",x2,label\r1,2,1\r3,4,-1\r2,2,1\r4,5,-1\r' >"$TMP/mac.csv"
@@ -765,7 +818,7 @@ expect_rc select_model_predict 0
 py select_model_predict 'd["kind"] == "linear" and d["n_support"] is None and d["n_samples"] == 208 and d["error_rate"] < 0.3 and len(set(d["predictions"])) == 2'
 run select_model_width predict "$DATA/ionosphere/ionosphere.csv" --model "$TMP/sel.model"
 expect_rc select_model_width 2
-expect_grep select_model_width err 'model was trained on 60'
+expect_grep select_model_width err 'ionosphere\.csv:1:1: expected 60 feature columns and a label'
 # Three classes labelled 5, 7, 9, each marked on its own column: one-vs-rest and Weston-Watkins
 # final classifiers predict the training labels back.
 python3 - "$TMP/classes3.csv" <<'PYEOF'

@@ -25,7 +25,8 @@ using zeronorm::ReadOptions;
 std::string mutate(std::string s, std::mt19937_64& rng) {
     static const std::vector<std::string> pieces = {",", ":", "-", "e", "nan", "\r", "\n", " ",
                                                     "+", ".", "0", "9", "inf", "1e999", "\t",
-                                                    "\"", "1:", "-1", "99999999999", "\xEF\xBB\xBF"};
+                                                    "\"", "1:", "-1", "99999999999", "\xEF\xBB\xBF",
+                                                    "#", "qid:1 ", ";", "M"};
     auto pick = [&](std::size_t n) {
         return n == 0 ? std::size_t{0} : std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
     };
@@ -64,8 +65,15 @@ ReadOptions random_options(std::mt19937_64& rng, bool csv) {
     std::uniform_int_distribution<int> coin(0, 3);
     opt.min_classes = coin(rng) == 0 ? 1 : 2;
     if (csv) {
-        if (coin(rng) == 0) opt.has_header = false;
-        if (opt.has_header && coin(rng) == 0) opt.label_column = coin(rng) < 2 ? "label" : "a";
+        const int header = coin(rng);
+        if (header == 0) opt.header = zeronorm::CsvHeader::absent;
+        if (header == 1) opt.header = zeronorm::CsvHeader::present;
+        if (header != 0 && coin(rng) == 0) opt.label_column = coin(rng) < 2 ? "label" : "a";
+        if (coin(rng) == 0) opt.delimiter = coin(rng) < 2 ? '\t' : ';';
+        if (coin(rng) == 0) {
+            opt.n_features = 1 + coin(rng);
+            opt.allow_unlabelled = coin(rng) < 2;
+        }
     } else {
         if (coin(rng) == 0) opt.n_features = 1 + coin(rng) * 2;
         if (coin(rng) == 0) opt.max_features = 50;
@@ -85,10 +93,15 @@ void run_case(const std::string& text, const ReadOptions& opt, bool csv, Tally& 
     try {
         const Dataset ds = csv ? zeronorm::parse_csv(in, name, opt)
                                : zeronorm::parse_libsvm(in, name, opt);
-        ds.validate();
         EXPECT_GE(ds.n_samples(), 1);
-        EXPECT_GE(ds.n_classes(), opt.min_classes);
-        if (!csv && opt.n_features > 0) {
+        if (ds.y.size() == 0) {  // data to predict: only where asked for
+            EXPECT_TRUE(csv && opt.allow_unlabelled);
+            EXPECT_TRUE(ds.X.allFinite());
+        } else {
+            ds.validate();
+            EXPECT_GE(ds.n_classes(), opt.min_classes);
+        }
+        if (opt.n_features > 0) {
             EXPECT_EQ(ds.n_features(), opt.n_features);
         }
         ++tally.parsed;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -111,12 +112,110 @@ TEST(CsvRead, LabelColumnByName) {
 
 TEST(CsvRead, NoHeader) {
     ReadOptions opt;
-    opt.has_header = false;
+    opt.header = zeronorm::CsvHeader::absent;
     const Dataset ds = csv("1,2,1\n3,4,-1\n", opt);
     EXPECT_EQ(ds.n_samples(), 2);
     EXPECT_EQ(ds.n_features(), 2);
     EXPECT_TRUE(ds.feature_names.empty());
     EXPECT_EQ(ds.X(1, 1), 4.0);
+}
+
+TEST(CsvRead, HeaderDetectedUnlessTheFirstLineIsNumbers) {
+    // Numbers in every field but the label's: data, whatever the label holds.
+    const Dataset numbers = csv("1,2,1\n3,4,-1\n");
+    EXPECT_EQ(numbers.n_samples(), 2);
+    EXPECT_TRUE(numbers.feature_names.empty());
+    const Dataset named = csv("1.5,-2e3,tumor\n3,4,normal\n");
+    EXPECT_EQ(named.n_samples(), 2);
+    EXPECT_EQ(named.X(0, 1), -2000.0);
+    // A name anywhere among the features: a header.
+    EXPECT_EQ(csv("g1,2,label\n3,4,1\n5,6,-1\n").feature_names,
+              (std::vector<std::string>{"g1", "2"}));
+    // Column numbers 0, 1, 2, ... or 1, 2, 3, ... (a data frame's unnamed columns): a header.
+    const Dataset frame = csv("0,1,2,label\n5,6,7,1\n8,9,1,-1\n");
+    EXPECT_EQ(frame.n_samples(), 2);
+    EXPECT_EQ(frame.feature_names, (std::vector<std::string>{"0", "1", "2"}));
+    EXPECT_EQ(csv("1,2,3,4\n5,6,7,1\n8,9,1,-1\n").n_samples(), 2);
+    EXPECT_EQ(csv("0,1,1\n1,0,-1\n").n_samples(), 2);  // two columns: too few to tell
+    // Told, the reader does as it is told.
+    ReadOptions present;
+    present.header = zeronorm::CsvHeader::present;
+    EXPECT_EQ(csv("1,2,label\n3,4,1\n5,6,-1\n", present).feature_names,
+              (std::vector<std::string>{"1", "2"}));
+    ReadOptions absent;
+    absent.header = zeronorm::CsvHeader::absent;
+    EXPECT_TRUE(format_error([&] { csv("0,1,2,label\n5,6,7,1\n", absent); }, "t.csv:1:7",
+                             {"expected a number", "'label'"}) ||
+                format_error([&] { csv("0,1,2,label\n5,6,7,1\n", absent); }, "t.csv:2:7",
+                             {"is a number", "class names"}));
+    // A label column named needs the header that names it.
+    ReadOptions by_name;
+    by_name.label_column = "2";
+    EXPECT_EQ(csv("1,2,3\n4,-1,5\n6,1,7\n", by_name).feature_names,
+              (std::vector<std::string>{"1", "3"}));
+}
+
+TEST(CsvRead, OtherSeparators) {
+    ReadOptions semicolon;
+    semicolon.delimiter = ';';
+    const Dataset a = csv("a;b;label\n1.5;2;1\n3;\"4\";-1\n", semicolon);
+    EXPECT_EQ(a.feature_names, (std::vector<std::string>{"a", "b"}));
+    EXPECT_TRUE(format_error([&] { csv("a;b;label\n1,5;2;1\n", semicolon); }, "t.csv:2:1",
+                             {"'1,5'"}));
+    // Tabs separate fields and are not blanks around them: an empty field stays a field, and
+    // a quoted field after it is the next one.
+    ReadOptions tab;
+    tab.delimiter = '\t';
+    const Dataset t = csv("a\tb\tlabel\n \"1\" \t2\t1\n3\t4\t\"-1\"\n", tab);
+    EXPECT_EQ(t.X(0, 0), 1.0);
+    EXPECT_EQ(t.y[1], -1.0);
+    EXPECT_TRUE(format_error([&] { csv("a\tb\tlabel\n1\t\t\"1\"\n", tab); }, "t.csv:2:3",
+                             {"empty field"}));
+    // The wrong separator is named.
+    EXPECT_CSV_ERROR("a;b;label\n1;2;1\n", "t.csv:1:1", "at least 2 columns", "';'",
+                     "delimiter");
+    EXPECT_CSV_ERROR("a\tlabel\n1\t1\n", "t.csv:1:1", "'\\t'");
+    ReadOptions quote;
+    quote.delimiter = '"';
+    EXPECT_THROW(csv("a,label\n1,1\n", quote), zeronorm::InvalidArgument);
+}
+
+TEST(CsvRead, TsvFilesAreTabSeparated) {
+    const std::string path = tmp_dir + "/tab_separated.TSV";
+    write_file(path, "gene 1\tgene 2\tclass\n1\t2\tALL\n3\t4\tAML\n");
+    EXPECT_TRUE(zeronorm::is_csv_path(path));
+    const Dataset ds = zeronorm::read_dataset(path);
+    EXPECT_EQ(ds.feature_names, (std::vector<std::string>{"gene 1", "gene 2"}));
+    EXPECT_EQ(ds.y, (zeronorm::Vector(2) << -1, 1).finished());
+    EXPECT_FALSE(zeronorm::is_csv_path(tmp_dir + "/data.svm"));
+    EXPECT_FALSE(zeronorm::is_csv_path(tmp_dir + "/csv"));
+}
+
+TEST(CsvRead, ModelWidthDataMayComeWithoutLabels) {
+    ReadOptions model;
+    model.n_features = 2;
+    model.allow_unlabelled = true;
+    model.min_classes = 1;
+    const Dataset bare = csv("a,b\n1,2\n3,4\n5,6\n", model);
+    EXPECT_EQ(bare.n_samples(), 3);
+    EXPECT_EQ(bare.y.size(), 0);
+    EXPECT_EQ(bare.feature_names, (std::vector<std::string>{"a", "b"}));
+    EXPECT_EQ(bare.X(2, 1), 6.0);
+    EXPECT_EQ(csv("1,2\n3,4\n", model).n_samples(), 2);  // no header either
+    const Dataset labelled = csv("a,b,label\n1,2,1\n3,4,-1\n", model);
+    EXPECT_EQ(labelled.y.size(), 2);
+    EXPECT_TRUE(format_error([&] { csv("a,b,c,label\n1,2,3,1\n", model); }, "t.csv:1:1",
+                             {"expected 2 feature columns and a label (3 columns, or 2 without "
+                              "labels), got 4"}));
+    ReadOptions one;
+    one.n_features = 1;
+    one.allow_unlabelled = true;
+    EXPECT_EQ(csv("x\n1\n2\n", one).n_features(), 1);
+    // Without allow_unlabelled the label is required.
+    ReadOptions strict;
+    strict.n_features = 2;
+    EXPECT_TRUE(format_error([&] { csv("a,b\n1,2\n", strict); }, "t.csv:1:1",
+                             {"expected 2 feature columns and a label (3 columns), got 2"}));
 }
 
 TEST(CsvRead, CrlfBlankLinesBomAndNoTrailingNewline) {
@@ -221,9 +320,33 @@ TEST(IoLabels, NonIntegerLabel) {
     EXPECT_CSV_ERROR("a,label\n1,1e300\n", "t.csv:2:3", "integer", "'1e300'");
 }
 
-TEST(IoLabels, NonNumericLabel) {
-    EXPECT_CSV_ERROR("a,label\n1,M\n2,R\n", "t.csv:2:3", "expected a number", "label", "'M'");
+TEST(IoLabels, ClassNamesMapInByteOrder) {
+    // Two names: the first in byte order is -1 (sonar's M and R as the original file has them).
+    const Dataset two = csv("a,label\n1,R\n2, M \n3,R\n");
+    EXPECT_EQ(two.y, (zeronorm::Vector(3) << 1, -1, 1).finished());
+    EXPECT_EQ(two.label_mapping, (std::map<std::string, double>{{"M", -1.0}, {"R", 1.0}}));
+    EXPECT_TRUE(two.is_binary());
+    // Quoted names may hold the separator and quotes; three names are classes 0, 1, 2.
+    const Dataset three = csv("a,label\n1,\"tumor, grade 2\"\n2,normal\n3,\"say \"\"x\"\"\"\n4,normal\n");
+    EXPECT_EQ(three.y, (zeronorm::Vector(4) << 2, 0, 1, 0).finished());
+    EXPECT_EQ(three.label_mapping, (std::map<std::string, double>{
+                                       {"normal", 0.0}, {"say \"x\"", 1.0}, {"tumor, grade 2", 2.0}}));
+    // One name, where one class is allowed (a prediction file): class 0, the name recorded.
+    ReadOptions one_class;
+    one_class.min_classes = 1;
+    const Dataset one = csv("a,label\n1,AML\n2,AML\n", one_class);
+    EXPECT_EQ(one.y, zeronorm::Vector::Zero(2));
+    EXPECT_EQ(one.label_mapping, (std::map<std::string, double>{{"AML", 0.0}}));
+    EXPECT_CSV_ERROR("a,label\n1,AML\n2,AML\n", "t.csv:2:3", "1 distinct label", "'AML'");
+}
+
+TEST(IoLabels, NamesAndNumbersDoNotMix) {
+    EXPECT_CSV_ERROR("a,label\n1,1\n2,M\n", "t.csv:3:3", "'M'", "is a name", "line 2");
+    EXPECT_CSV_ERROR("a,label\n1,M\n2,-1\n", "t.csv:3:3", "'-1'", "is a number", "line 2");
+    // NaN and Inf are missing values, not names; a name stays a name in LIBSVM files' eyes.
     EXPECT_CSV_ERROR("a,label\n1,nan\n", "t.csv:2:3", "non-finite", "'nan'");
+    EXPECT_CSV_ERROR("a,label\n1,M\n2,\n", "t.csv:3:3", "empty field");
+    EXPECT_LIBSVM_ERROR("M 1:1\nR 1:2\n", "t.svm:1:1", "expected a number", "'M'");
 }
 
 // ---- CSV: every rejection -------------------------------------------------------------------
@@ -232,7 +355,7 @@ TEST(CsvErrors, EmptyFile) {
     EXPECT_CSV_ERROR("", "t.csv:1:1", "empty file", "header");
     EXPECT_CSV_ERROR("\n \r\n\t\n", "t.csv:1:1", "empty file");
     ReadOptions opt;
-    opt.has_header = false;
+    opt.header = zeronorm::CsvHeader::absent;
     EXPECT_TRUE(format_error([&] { csv("", opt); }, "t.csv:1:1", {"empty file", "data row"}));
 }
 
@@ -247,7 +370,7 @@ TEST(CsvErrors, RaggedRows) {
     EXPECT_CSV_ERROR("a,b,label\n1,2,1\n1,2,1,4\n", "t.csv:3:7", "expected 3 fields, got 4");
     EXPECT_CSV_ERROR("a,b,label\n1,2,1,4,5\r\n", "t.csv:2:7", "expected 3 fields, got 5");
     ReadOptions opt;
-    opt.has_header = false;
+    opt.header = zeronorm::CsvHeader::absent;
     EXPECT_TRUE(format_error([&] { csv("1,2,1\n3,-1\n", opt); }, "t.csv:2:5",
                              {"expected 3 fields, got 2"}));
 }
@@ -289,7 +412,7 @@ TEST(CsvErrors, BadHeader) {
 
 TEST(CsvErrors, BadOptions) {
     ReadOptions opt;
-    opt.has_header = false;
+    opt.header = zeronorm::CsvHeader::absent;
     opt.label_column = "label";
     EXPECT_THROW(csv("1,1\n", opt), zeronorm::InvalidArgument);
     ReadOptions opt2;
@@ -429,6 +552,18 @@ TEST(LibsvmRead, RipleyRoundTripThroughLibsvmText) {
 }
 
 // ---- LIBSVM: every rejection ----------------------------------------------------------------
+
+TEST(LibsvmRead, SvmlightCommentsAndQueryIdsAreSkipped) {
+    const Dataset ds = libsvm("# written by hand\n1 qid:3 1:1 2:2 # the first\n  # more\n"
+                              "-1 qid:3 2:1#x\n1 1:0.5\n");
+    ASSERT_EQ(ds.n_samples(), 3);
+    EXPECT_EQ(ds.n_features(), 2);
+    EXPECT_EQ(ds.X(0, 1), 2.0);
+    EXPECT_EQ(ds.X(1, 0), 0.0);
+    EXPECT_EQ(ds.X(2, 0), 0.5);
+    EXPECT_LIBSVM_ERROR("1 qid:x 1:1\n", "t.svm:1:7", "query id", "'x'");
+    EXPECT_LIBSVM_ERROR("1 1:1 qid:2\n", "t.svm:1:7", "integer feature index", "'qid'");
+}
 
 TEST(LibsvmErrors, Empty) {
     EXPECT_LIBSVM_ERROR("", "t.svm:1:1", "empty file");
@@ -661,7 +796,7 @@ TEST(ReaderLimits, EndlessLineStopsAtTheLineLimit) {
     for (int j = 0; j < 60000; ++j) row += "1234567.890123456789,";
     const Dataset ds = csv(row + "1\n" + row + "-1\n", [] {
         ReadOptions o;
-        o.has_header = false;
+        o.header = zeronorm::CsvHeader::absent;
         return o;
     }());
     EXPECT_EQ(ds.n_features(), 60000);
@@ -719,7 +854,7 @@ TEST(CsvQuoting, QuotedNumbersAreNumbers) {
     EXPECT_EQ(ds.X(0, 0), 1.5);
     EXPECT_EQ(ds.X(1, 0), -2);
     ReadOptions opt;
-    opt.has_header = false;
+    opt.header = zeronorm::CsvHeader::absent;
     EXPECT_TRUE(format_error([&] { csv("\"1,5\",\"2\",1\n-1,0,-1\n", opt); }, "t.csv:1:2",
                              {"'1,5'"}));
 }

@@ -16,10 +16,13 @@ using IndexVector = std::vector<Index>;
 
 struct Dataset {
     Matrix X;                                // n x d
-    Vector y;                                // n labels: +1/-1 for two classes, 0..K-1 for K classes
+    // n labels: +1/-1 for two classes, 0..K-1 for K classes (empty for data read without
+    // labels, to predict: ReadOptions::allow_unlabelled).
+    Vector y;
     std::vector<std::string> feature_names;  // empty or d names
     // Original label text -> the label stored in y, when the file's labels were remapped
-    // (e.g. {1,2} -> {-1,+1}); empty when the labels were used as written.
+    // (e.g. {1,2} -> {-1,+1}, {"ALL","AML"} -> {-1,+1}); empty when the labels were used as
+    // written.
     std::map<std::string, double> label_mapping;
 
     Index n_samples() const { return X.rows(); }
