@@ -268,7 +268,8 @@ const char* split_csv_field(const char* p, const char* le, char sep, const Repor
     const char* b = skip_blank(p, le, sep);
     f.has_escaped_quote = false;
     if (b == le || *b != '"') {
-        const char* q = static_cast<const char*>(std::memchr(p, sep, static_cast<std::size_t>(le - p)));
+        const char* q =
+            static_cast<const char*>(std::memchr(p, sep, static_cast<std::size_t>(le - p)));
         if (!q) q = le;
         f.b = p;
         f.e = q;
@@ -316,14 +317,15 @@ std::size_t count_csv_fields(const char* b, const char* e, char sep, const Repor
     return n;
 }
 
-// CsvHeader::detect's rule: the first line is data when every field but the label's is a
-// number, unless there are three or more and they are the column numbers 0, 1, 2, ... or
-// 1, 2, 3, ... (the header a data frame of unnamed columns is written with).
-bool first_line_is_data(const std::vector<CsvField>& fields, std::size_t label_col) {
+// CsvHeader::detect's rule: the first line is data when every field but the label's (from
+// field `from` on) is a number, unless there are three or more and they are the column numbers
+// 0, 1, 2, ... or 1, 2, 3, ... (the header a data frame of unnamed columns is written with).
+bool first_line_is_data(const std::vector<CsvField>& fields, std::size_t label_col,
+                        std::size_t from = 0) {
     std::size_t numbers = 0;
     bool from_zero = true;
     bool from_one = true;
-    for (std::size_t j = 0; j < fields.size(); ++j) {
+    for (std::size_t j = from; j < fields.size(); ++j) {
         if (j == label_col) continue;
         const char* b = fields[j].b;
         const char* e = fields[j].e;
@@ -356,34 +358,44 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
     }
     const std::vector<CsvField> first = split_csv_line(lb, le, sep, at);
     const std::size_t n_cols = first.size();
-    if (n_cols < 2 && !(options.allow_unlabelled && options.n_features == 1)) {
+    // A header whose first name is empty heads a column of row names (as R's write.csv and
+    // pandas' to_csv write them): that column is not read. (A first line of numbers after an
+    // empty field is data short of a value.)
+    const bool empty_first = n_cols >= 2 && first[0].b == first[0].e;
+    const bool numbers = first_line_is_data(first, n_cols - 1, empty_first ? 1 : 0);
+    const bool row_names =
+        empty_first && (options.header == CsvHeader::present || !options.label_column.empty() ||
+                        (options.header == CsvHeader::detect && !numbers));
+    const std::size_t n_data = n_cols - (row_names ? 1 : 0);  // the features and the label
+    const std::string besides = row_names ? " besides the row names" : "";
+    if (n_data < 2 && !(options.allow_unlabelled && options.n_features == 1)) {
         std::string hint;
         for (char other : {',', ';', '\t', '|'})
             if (other != sep && std::memchr(lb, other, static_cast<std::size_t>(le - lb)))
                 hint = " (the separator is " + detail::quote_token(&sep, &sep + 1) +
                        ", but the line holds " + detail::quote_token(&other, &other + 1) +
                        ": ReadOptions::delimiter, --delimiter)";
-        at.fail(lb, "expected at least 2 columns (features and a label), got " +
-                        std::to_string(n_cols) + hint);
+        at.fail(lb, "expected at least 2 columns (features and a label)" + besides + ", got " +
+                        std::to_string(n_data) + hint);
     }
     // A model's feature count says whether the file has a label column.
     const bool labelled = !(options.allow_unlabelled && options.n_features > 0 &&
                             options.label_column.empty() &&
-                            n_cols == static_cast<std::size_t>(options.n_features));
+                            n_data == static_cast<std::size_t>(options.n_features));
     if (options.n_features > 0 && labelled &&
-        n_cols != static_cast<std::size_t>(options.n_features) + 1)
+        n_data != static_cast<std::size_t>(options.n_features) + 1)
         at.fail(lb, "expected " + std::to_string(options.n_features) +
                         " feature columns and a label (" + std::to_string(options.n_features + 1) +
                         " columns" +
                         (options.allow_unlabelled
                              ? ", or " + std::to_string(options.n_features) + " without labels"
                              : std::string()) +
-                        "), got " + std::to_string(n_cols));
+                        ")" + besides + ", got " + std::to_string(n_data));
 
     const std::size_t no_label = n_cols;
     const bool has_header =
-        options.header == CsvHeader::present || !options.label_column.empty() ||
-        (options.header == CsvHeader::detect &&
+        options.header == CsvHeader::present || !options.label_column.empty() || row_names ||
+        (options.header == CsvHeader::detect && !empty_first &&
          !first_line_is_data(first, labelled ? n_cols - 1 : no_label));
 
     // Header names, and the label column.
@@ -391,7 +403,7 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
     if (has_header) {
         for (const CsvField& f : first) {
             std::string field = f.text();
-            if (field.empty())
+            if (field.empty() && !(row_names && names.empty()))
                 at.fail(f.b, "empty column name in the header (column " +
                                  std::to_string(names.size() + 1) + ")");
             names.push_back(std::move(field));
@@ -418,7 +430,7 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
                          "' not found in the header; columns are: " + shown);
         }
     }
-    const std::size_t d = labelled ? n_cols - 1 : n_cols;
+    const std::size_t d = labelled ? n_data - 1 : n_data;
     auto column_name = [&](std::size_t j) {
         return names.empty() ? "column " + std::to_string(j + 1)
                              : "column " + std::to_string(j + 1) + " ('" + names[j] + "')";
@@ -454,7 +466,9 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
             trim(fb, fe);
             double v = 0;
             const NumStatus st = parse_double(fb, fe, v);
-            if (j == label_col) {
+            if (row_names && j == 0) {
+                // A row's name: not read.
+            } else if (j == label_col) {
                 if (rows == 0) first_label = {lines.line(), col(fb)};
                 if (st == NumStatus::invalid) {  // a class name
                     if (!y.empty()) mixed_labels(fb, fe, j, "a name", "numbers", first_number);
@@ -464,7 +478,8 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
                     label_names.push_back(trimmed.text());
                 } else {
                     if (st != NumStatus::ok)
-                        at.fail(fb, number_problem(st, fb, fe, "the label (" + column_name(j) + ")"));
+                        at.fail(fb, number_problem(st, fb, fe,
+                                                   "the label (" + column_name(j) + ")"));
                     if (!label_names.empty())
                         mixed_labels(fb, fe, j, "a number", "class names", first_label);
                     if (!is_integer_label(v))
@@ -504,6 +519,7 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
     }
     if (!names.empty()) {
         if (labelled) names.erase(names.begin() + static_cast<std::ptrdiff_t>(label_col));
+        if (row_names) names.erase(names.begin());
         ds.feature_names = std::move(names);
     }
     return ds;

@@ -168,6 +168,11 @@ PYEOF
 run names_width predict "$TMP/named.tsv" --model "$TMP/named.model"
 expect_rc names_width 2
 expect_grep names_width err 'named\.tsv:1:1: .*class label|named\.tsv:2:1: '
+# R's write.csv: quoted names, the row names first under an empty name.
+printf '"","g1","g2","class"\n"s1",1,2,"ALL"\n"s2",2,1,"AML"\n"s3",1.5,2.5,"ALL"\n"s4",2.5,1,"AML"\n' >"$TMP/r_export.csv"
+run r_export train "$TMP/r_export.csv" --model "$TMP/r.model" --kernel linear --json --quiet
+expect_rc r_export 0
+py r_export 'd["n_samples"] == 4 and d["n_features"] == 2'
 run csv_flags_libsvm train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --header maybe
 expect_rc csv_flags_libsvm 1
 printf '1 1:1 2:2\n-1 1:2 2:1\n' >"$TMP/two.svm"

@@ -155,6 +155,37 @@ TEST(CsvRead, HeaderDetectedUnlessTheFirstLineIsNumbers) {
               (std::vector<std::string>{"1", "3"}));
 }
 
+TEST(CsvRead, AColumnOfRowNamesIsSkipped) {
+    // R's write.csv: an empty quoted name heads the row names.
+    const Dataset r = csv("\"\",\"g1\",\"g2\",\"class\"\n\"s1\",1,2,\"ALL\"\n\"s2\",3,4,\"AML\"\n");
+    EXPECT_EQ(r.feature_names, (std::vector<std::string>{"g1", "g2"}));
+    EXPECT_EQ(r.X, (zeronorm::Matrix(2, 2) << 1, 2, 3, 4).finished());
+    EXPECT_EQ(r.y, (zeronorm::Vector(2) << -1, 1).finished());
+    // pandas' to_csv: an empty name, the index numbers, unnamed columns numbered from 0.
+    const Dataset frame = csv(",0,1,2,label\n0,5,6,7,1\n1,8,9,1,-1\n");
+    EXPECT_EQ(frame.feature_names, (std::vector<std::string>{"0", "1", "2"}));
+    EXPECT_EQ(frame.X(1, 2), 1.0);
+    // Named by the label column, or data to predict, the row names stay out.
+    ReadOptions by_name;
+    by_name.label_column = "class";
+    EXPECT_EQ(csv(",class,g1\ns1,1,5\ns2,-1,6\n", by_name).X,
+              (zeronorm::Matrix(2, 1) << 5, 6).finished());
+    ReadOptions model;
+    model.n_features = 2;
+    model.allow_unlabelled = true;
+    const Dataset bare = csv(",a,b\ns1,1,2\n", model);
+    EXPECT_EQ(bare.y.size(), 0);
+    EXPECT_EQ(bare.feature_names, (std::vector<std::string>{"a", "b"}));
+    EXPECT_CSV_ERROR(",label\ns1,1\n", "t.csv:1:1", "at least 2 columns", "besides the row names",
+                     "got 1");
+    // A first line of numbers after an empty field is data that lacks a value.
+    EXPECT_CSV_ERROR(",2,3,1\n1,2,3,-1\n", "t.csv:1:1", "empty field");
+    ReadOptions absent;
+    absent.header = zeronorm::CsvHeader::absent;
+    EXPECT_TRUE(format_error([&] { csv(",g1,label\ns1,1,1\n", absent); }, "t.csv:1:1",
+                             {"empty field"}));
+}
+
 TEST(CsvRead, OtherSeparators) {
     ReadOptions semicolon;
     semicolon.delimiter = ';';
@@ -865,7 +896,7 @@ TEST(CsvQuoting, MalformedQuotesSayWhatIsWrong) {
     EXPECT_CSV_ERROR("\"a\"x,label\n1,1\n", "t.csv:1:4", "after the closing", "'x'");
     EXPECT_CSV_ERROR("a,label\n\"1\" 2,1\n", "t.csv:2:5", "after the closing", "'2'");
     EXPECT_CSV_ERROR("a,b,label\n1,2,3,\"4\n", "t.csv:2:7", "without its closing");
-    EXPECT_CSV_ERROR("\"\",label\n1,1\n", "t.csv:1:2", "empty column name");
+    EXPECT_CSV_ERROR("a,\"\",label\n1,1,1\n", "t.csv:1:4", "empty column name", "column 2");
 }
 
 TEST(PositiveFeatures, NonPositiveValuesAreReportedWhereTheyStand) {

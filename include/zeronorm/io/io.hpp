@@ -1,11 +1,12 @@
 // Readers for labelled data: CSV (a header line when there is one, label column by name or
-// last; RFC 4180 quoted fields, without line breaks inside quotes; ',' or another separator,
-// tab-separated by default for .tsv and .tab files) and LIBSVM / SVMlight format (label
-// idx:value ..., 1-based ascending indices, densified; a qid:N token and a '#' comment to the
-// end of the line are skipped). Lines end in LF, CRLF or a lone CR. Strict: every malformed
-// input is a DataFormatError with file:line:column and what was expected. Numbers use the C
-// locale. Input is read line by line; a line above max_line_bytes, an input above max_bytes
-// or a NUL byte (binary data, UTF-16) stops the reading with a DataFormatError.
+// last, a first column of row names under an empty header name skipped; RFC 4180 quoted
+// fields, without line breaks inside quotes; ',' or another separator, tab-separated by
+// default for .tsv and .tab files) and LIBSVM / SVMlight format (label idx:value ..., 1-based
+// ascending indices, densified; a qid:N token and a '#' comment to the end of the line are
+// skipped). Lines end in LF, CRLF or a lone CR. Strict: every malformed input is a
+// DataFormatError with file:line:column and what was expected. Numbers use the C locale.
+// Input is read line by line; a line above max_line_bytes, an input above max_bytes or a NUL
+// byte (binary data, UTF-16) stops the reading with a DataFormatError.
 #pragma once
 
 #include <cstdint>
