@@ -41,9 +41,11 @@ struct CommonOptions {
     bool quiet = false;
     bool json = false;
     std::string output;  // write the JSON / summary here instead of stdout
-    // How CSV data is read: its header line (auto / yes / no), label column and separator.
+    // How CSV data is read: its header line (auto / yes / no), label column, columns left
+    // unread and separator.
     std::string header = "auto";
     std::string label_column;
+    std::vector<std::string> ignored_columns;
     std::string delimiter;  // one character, or "tab"; empty: ',' (a tab for .tsv / .tab)
 
     void add_to(CLI::App& app);

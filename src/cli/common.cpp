@@ -32,6 +32,10 @@ void CommonOptions::add_to(CLI::App& app) {
         ->capture_default_str();
     app.add_option("--label-column", label_column,
                    "CSV: the label column's name in the header (default: the last column)");
+    app.add_option("--ignore-columns", ignored_columns,
+                   "CSV: columns not to read (sample names, annotations), by their names in the "
+                   "header, comma-separated")
+        ->delimiter(',');
     app.add_option("--delimiter", delimiter,
                    "CSV: the field separator, one character or 'tab' (default ',', a tab for "
                    ".tsv and .tab files)")
@@ -196,15 +200,18 @@ Dataset load_data(const std::string& path, int min_classes, const CommonOptions&
                      : common.header == "no" ? CsvHeader::absent
                                              : CsvHeader::detect;
     options.label_column = common.label_column;
+    options.ignored_columns = common.ignored_columns;
     if (!common.delimiter.empty())
         options.delimiter = common.delimiter == "tab" ? '\t' : common.delimiter[0];
     const bool csv = is_csv_path(path);
     if (!csv && (common.header != "auto" || !common.label_column.empty() ||
-                 !common.delimiter.empty()))
-        throw InvalidArgument("--header, --label-column and --delimiter are for CSV data (.csv, "
-                              ".tsv, .tab); " + path + " is read as LIBSVM format");
-    if (!options.label_column.empty() && options.header == CsvHeader::absent)
-        throw InvalidArgument("--label-column names a header column, but --header is 'no'");
+                 !common.ignored_columns.empty() || !common.delimiter.empty()))
+        throw InvalidArgument("--header, --label-column, --ignore-columns and --delimiter are for "
+                              "CSV data (.csv, .tsv, .tab); " + path + " is read as LIBSVM format");
+    if ((!options.label_column.empty() || !options.ignored_columns.empty()) &&
+        options.header == CsvHeader::absent)
+        throw InvalidArgument("--label-column and --ignore-columns name header columns, but "
+                              "--header is 'no'");
     Dataset data = read_dataset(path, options);
     if (data.n_features() == 0)
         throw DataError(path + ": the data has no feature columns (only labels)");

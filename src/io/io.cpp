@@ -344,6 +344,8 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
     ZN_EXPECTS(options.header != CsvHeader::absent || options.label_column.empty(),
                "ReadOptions::label_column ('" << options.label_column
                                               << "') needs a header line");
+    ZN_EXPECTS(options.header != CsvHeader::absent || options.ignored_columns.empty(),
+               "ReadOptions::ignored_columns needs a header line");
     const char sep = options.delimiter ? options.delimiter : ',';
     const char* lb = nullptr;
     const char* le = nullptr;
@@ -363,12 +365,57 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
     // empty field is data short of a value.)
     const bool empty_first = n_cols >= 2 && first[0].b == first[0].e;
     const bool numbers = first_line_is_data(first, n_cols - 1, empty_first ? 1 : 0);
-    const bool row_names =
-        empty_first && (options.header == CsvHeader::present || !options.label_column.empty() ||
-                        (options.header == CsvHeader::detect && !numbers));
-    const std::size_t n_data = n_cols - (row_names ? 1 : 0);  // the features and the label
-    const std::string besides = row_names ? " besides the row names" : "";
-    if (n_data < 2 && !(options.allow_unlabelled && options.n_features == 1)) {
+    const bool named_columns = !options.label_column.empty() || !options.ignored_columns.empty();
+    const bool has_header = options.header == CsvHeader::present || named_columns ||
+                            (options.header == CsvHeader::detect && !numbers);
+    const bool row_names = empty_first && has_header;
+
+    // Header names.
+    std::vector<std::string> names;
+    if (has_header) {
+        for (const CsvField& f : first) {
+            std::string field = f.text();
+            if (field.empty() && !(row_names && names.empty()))
+                at.fail(f.b, "empty column name in the header (column " +
+                                 std::to_string(names.size() + 1) + ")");
+            names.push_back(std::move(field));
+        }
+    }
+    // The column called `wanted` in the header (`what` names it in the messages).
+    auto find_column = [&](const std::string& wanted, const char* what) {
+        std::size_t found = n_cols;
+        for (std::size_t j = 0; j < n_cols; ++j) {
+            if (names[j] != wanted) continue;
+            if (found != n_cols)
+                at.fail(lb, std::string(what) + " '" + wanted +
+                                "' appears more than once in the header (columns " +
+                                std::to_string(found + 1) + " and " + std::to_string(j + 1) + ")");
+            found = j;
+        }
+        if (found == n_cols) {
+            std::string shown;
+            for (std::size_t j = 0; j < n_cols && j < 10; ++j)
+                shown += (j ? ", " : "") + names[j];
+            if (n_cols > 10) shown += ", ... (" + std::to_string(n_cols) + " columns)";
+            at.fail(lb, std::string(what) + " '" + wanted +
+                            "' not found in the header; columns are: " + shown);
+        }
+        return found;
+    };
+    // Columns not read: the row names and the ignored ones.
+    std::vector<char> skipped(n_cols, 0);
+    if (row_names) skipped[0] = 1;
+    for (const std::string& ignored : options.ignored_columns)
+        skipped[find_column(ignored, "ignored column")] = 1;
+    const auto n_skipped =
+        static_cast<std::size_t>(std::count(skipped.begin(), skipped.end(), char{1}));
+    const std::size_t n_data = n_cols - n_skipped;  // the features and the label
+    const std::string besides =
+        n_skipped == 0 ? ""
+                       : " besides " + std::string(row_names ? "the row names" : "") +
+                             (row_names && n_skipped > 1 ? " and " : "") +
+                             (n_skipped > (row_names ? 1u : 0u) ? "the ignored columns" : "");
+    if (n_data < 2 && !(options.allow_unlabelled && options.n_features == 1 && n_data == 1)) {
         std::string hint;
         for (char other : {',', ';', '\t', '|'})
             if (other != sep && std::memchr(lb, other, static_cast<std::size_t>(le - lb)))
@@ -392,43 +439,17 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
                              : std::string()) +
                         ")" + besides + ", got " + std::to_string(n_data));
 
+    // The label column: by name, else the last one read.
     const std::size_t no_label = n_cols;
-    const bool has_header =
-        options.header == CsvHeader::present || !options.label_column.empty() || row_names ||
-        (options.header == CsvHeader::detect && !empty_first &&
-         !first_line_is_data(first, labelled ? n_cols - 1 : no_label));
-
-    // Header names, and the label column.
-    std::vector<std::string> names;
-    if (has_header) {
-        for (const CsvField& f : first) {
-            std::string field = f.text();
-            if (field.empty() && !(row_names && names.empty()))
-                at.fail(f.b, "empty column name in the header (column " +
-                                 std::to_string(names.size() + 1) + ")");
-            names.push_back(std::move(field));
-        }
-    }
-    std::size_t label_col = labelled ? n_cols - 1 : no_label;
+    std::size_t label_col = no_label;
     if (!options.label_column.empty()) {
-        label_col = no_label;
-        for (std::size_t j = 0; j < n_cols; ++j) {
-            if (names[j] != options.label_column) continue;
-            if (label_col != no_label)
-                at.fail(lb, "label column '" + options.label_column +
-                             "' appears more than once in the header (columns " +
-                             std::to_string(label_col + 1) + " and " + std::to_string(j + 1) +
-                             ")");
-            label_col = j;
-        }
-        if (label_col == no_label) {
-            std::string shown;
-            for (std::size_t j = 0; j < n_cols && j < 10; ++j)
-                shown += (j ? ", " : "") + names[j];
-            if (n_cols > 10) shown += ", ... (" + std::to_string(n_cols) + " columns)";
-            at.fail(lb, "label column '" + options.label_column +
-                         "' not found in the header; columns are: " + shown);
-        }
+        label_col = find_column(options.label_column, "label column");
+        if (skipped[label_col])
+            at.fail(lb, "label column '" + options.label_column + "' is " +
+                            (label_col == 0 && row_names ? "the row names" : "ignored"));
+    } else if (labelled) {
+        label_col = n_cols - 1;
+        while (skipped[label_col]) --label_col;
     }
     const std::size_t d = labelled ? n_data - 1 : n_data;
     auto column_name = [&](std::size_t j) {
@@ -466,8 +487,8 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
             trim(fb, fe);
             double v = 0;
             const NumStatus st = parse_double(fb, fe, v);
-            if (row_names && j == 0) {
-                // A row's name: not read.
+            if (skipped[j]) {
+                // A row's name, or an ignored column: not read.
             } else if (j == label_col) {
                 if (rows == 0) first_label = {lines.line(), col(fb)};
                 if (st == NumStatus::invalid) {  // a class name
@@ -489,7 +510,12 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
                     y.push_back(v);
                 }
             } else {
-                if (st != NumStatus::ok) at.fail(fb, number_problem(st, fb, fe, column_name(j)));
+                if (st != NumStatus::ok)
+                    at.fail(fb, number_problem(st, fb, fe, column_name(j)) +
+                                    (st == NumStatus::invalid && has_header
+                                         ? " (a column of names or notes? ReadOptions::"
+                                           "ignored_columns, --ignore-columns, leaves it unread)"
+                                         : ""));
                 if (options.positive_features && !(v > 0))
                     at.fail(fb, "value " + detail::quote_token(fb, fe) + " in " + column_name(j) +
                                     " is not positive" + positive_reason);
@@ -518,9 +544,8 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
         ds.y = Eigen::Map<const Vector>(y.data(), n);
     }
     if (!names.empty()) {
-        if (labelled) names.erase(names.begin() + static_cast<std::ptrdiff_t>(label_col));
-        if (row_names) names.erase(names.begin());
-        ds.feature_names = std::move(names);
+        for (std::size_t j = 0; j < n_cols; ++j)
+            if (!skipped[j] && j != label_col) ds.feature_names.push_back(std::move(names[j]));
     }
     return ds;
 }

@@ -173,6 +173,14 @@ printf '"","g1","g2","class"\n"s1",1,2,"ALL"\n"s2",2,1,"AML"\n"s3",1.5,2.5,"ALL"
 run r_export train "$TMP/r_export.csv" --model "$TMP/r.model" --kernel linear --json --quiet
 expect_rc r_export 0
 py r_export 'd["n_samples"] == 4 and d["n_features"] == 2'
+printf 'sample,g1,g2,class\nGSM1,1,2,ALL\nGSM2,2,1,AML\nGSM3,1.5,2.5,ALL\nGSM4,2.5,1,AML\n' >"$TMP/samples.csv"
+run sample_names train "$TMP/samples.csv" --model "$TMP/r.model" --kernel linear
+expect_rc sample_names 2
+expect_grep sample_names err "samples\.csv:2:1: .*'GSM1'.*--ignore-columns"
+run sample_ignored train "$TMP/samples.csv" --model "$TMP/r.model" --kernel linear --json --quiet \
+    --ignore-columns sample
+expect_rc sample_ignored 0
+py sample_ignored 'd["n_samples"] == 4 and d["n_features"] == 2'
 run csv_flags_libsvm train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --header maybe
 expect_rc csv_flags_libsvm 1
 printf '1 1:1 2:2\n-1 1:2 2:1\n' >"$TMP/two.svm"

@@ -69,6 +69,7 @@ ReadOptions random_options(std::mt19937_64& rng, bool csv) {
         if (header == 0) opt.header = zeronorm::CsvHeader::absent;
         if (header == 1) opt.header = zeronorm::CsvHeader::present;
         if (header != 0 && coin(rng) == 0) opt.label_column = coin(rng) < 2 ? "label" : "a";
+        if (header != 0 && coin(rng) == 0) opt.ignored_columns = {coin(rng) < 2 ? "b" : "a"};
         if (coin(rng) == 0) opt.delimiter = coin(rng) < 2 ? '\t' : ';';
         if (coin(rng) == 0) {
             opt.n_features = 1 + coin(rng);
@@ -159,6 +160,8 @@ TEST(FuzzReaders, CsvMutationsParseOrThrowZeronormError) {
         "a,b,label\r\n0.5,1e-3,0\r\n-2.5,4,1\r\n7,2,+8",
         "x,label\n1,1\n\n2,-1\n3,1\n",
         "p,q,r,label\n1.25,-0,3e2,2\n.5,5.,-7,4\n",
+        "\"\",\"a\",\"b\",\"label\"\n\"s1\",1,2,\"x y\"\n\"s2\",3,4,\"z\"\n",
+        "1,2,tumor\n3,4,normal\n",
     };
     const std::string ripley = head_of(std::string(ZERONORM_DATA_DIR) +
                                            "/ripley/ripley_train.csv", 1) +

@@ -186,6 +186,41 @@ TEST(CsvRead, AColumnOfRowNamesIsSkipped) {
                              {"empty field"}));
 }
 
+TEST(CsvRead, IgnoredColumnsAreNotRead) {
+    ReadOptions opt;
+    opt.ignored_columns = {"sample", "batch"};
+    const Dataset ds = csv("sample,g1,batch,g2,class\nGSM1,1,b1,2,ALL\nGSM2,3,b2,4,AML\n", opt);
+    EXPECT_EQ(ds.feature_names, (std::vector<std::string>{"g1", "g2"}));
+    EXPECT_EQ(ds.X, (zeronorm::Matrix(2, 2) << 1, 2, 3, 4).finished());
+    EXPECT_EQ(ds.y, (zeronorm::Vector(2) << -1, 1).finished());
+    // The label is the last column read: an ignored last column leaves it to the one before.
+    ReadOptions notes;
+    notes.ignored_columns = {"note"};
+    const Dataset last = csv("g1,g2,label,note\n1,2,1,x\n3,4,-1,y\n", notes);
+    EXPECT_EQ(last.y, (zeronorm::Vector(2) << 1, -1).finished());
+    EXPECT_EQ(last.feature_names, (std::vector<std::string>{"g1", "g2"}));
+    // Names that are not there, twice there, or the label itself are errors.
+    ReadOptions missing;
+    missing.ignored_columns = {"id"};
+    EXPECT_TRUE(format_error([&] { csv("a,b,label\n1,2,1\n", missing); }, "t.csv:1:1",
+                             {"ignored column 'id' not found", "a, b, label"}));
+    EXPECT_TRUE(format_error([&] { csv("id,id,b,label\nx,y,2,1\n", missing); }, "t.csv:1:1",
+                             {"ignored column 'id' appears more than once"}));
+    ReadOptions label_ignored = missing;
+    label_ignored.label_column = "id";
+    EXPECT_TRUE(format_error([&] { csv("id,b,label\n1,2,1\n", label_ignored); }, "t.csv:1:1",
+                             {"label column 'id' is ignored"}));
+    ReadOptions all_but_one;
+    all_but_one.ignored_columns = {"a"};
+    EXPECT_CSV_ERROR("a,b,label\nx,1,1\n", "t.csv:2:1", "'x'", "--ignore-columns");
+    EXPECT_TRUE(format_error([&] { csv("a,label\nx,1\n", all_but_one); }, "t.csv:1:1",
+                             {"besides the ignored columns, got 1"}));
+    ReadOptions absent;
+    absent.header = zeronorm::CsvHeader::absent;
+    absent.ignored_columns = {"a"};
+    EXPECT_THROW(csv("1,2,1\n", absent), zeronorm::InvalidArgument);
+}
+
 TEST(CsvRead, OtherSeparators) {
     ReadOptions semicolon;
     semicolon.delimiter = ';';

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "zeronorm/core/dataset.hpp"
 
@@ -25,7 +26,9 @@ enum class CsvHeader {
 };
 
 struct ReadOptions {
-    std::string label_column;   // CSV: name of the label column; empty = the last column
+    std::string label_column;   // CSV: name of the label column; empty = the last one read
+    // CSV: columns not read (sample names, annotations), by their names in the header.
+    std::vector<std::string> ignored_columns;
     CsvHeader header = CsvHeader::detect;
     // CSV field separator; '\0' = ',' (or a tab for .tsv and .tab files, through read_dataset).
     char delimiter = '\0';
