@@ -16,6 +16,8 @@
 //
 // The run has three steps so that new resampling schemes or methods only touch one of them:
 // make_folds() (how rows are split), evaluate_*() (what is trained) and report_*().
+#include <charconv>
+#include <cmath>
 #include <iomanip>
 #include <map>
 #include <set>
@@ -42,15 +44,36 @@ public:
             ->capture_default_str();
         splits_option_ = app->add_option("--splits", splits, "Number of random stratified train/test splits "
                                             "(instead of k-fold; needs --train-size)");
-        train_size_option_ = app->add_option("--train-size", train_size, "Training rows per random split")
-                                 ->check(whole_number(false));
+        train_size_option_ =
+            app->add_option("--train-size", train_size,
+                            "Training rows per random split: a count, or a fraction of the rows "
+                            "in (0, 1) (rounded to the nearest count)")
+                ->check([](const std::string& text) {
+                    double v = 0;
+                    const char* end = text.data() + text.size();
+                    const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+                    const bool ok = ec == std::errc() && ptr == end &&
+                                    ((v > 0 && v < 1) || (v >= 1 && v <= 9e15 && std::floor(v) == v));
+                    return ok ? std::string()
+                              : "'" + text + "' is neither a row count (1, 2, ...) nor a fraction "
+                                             "in (0, 1)";
+                });
         app->add_option("--threads", threads, "Worker threads of the per-split schedule, one split each (0: all cores; on CUDA at most 16, each with its own stream)")
             ->capture_default_str();
         app->add_option("--repeat", repeat,
                         "Run the whole evaluation this many times in one process and report the "
                         "last (--json: every run's seconds in run_seconds): the first run carries "
                         "the one-time start-up (CUDA context, library handles, kernel loading)")
-            ->check(CLI::PositiveNumber)
+            ->check(CLI::Validator(
+                [](const std::string& text) {
+                    int v = 0;
+                    const char* end = text.data() + text.size();
+                    const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+                    return ec == std::errc() && ptr == end && v >= 1
+                               ? std::string()
+                               : "'" + text + "' is not a whole number of runs >= 1";
+                },
+                "INT >= 1"))
             ->capture_default_str();
         app->add_option("--schedule", schedule,
                         "Splits one by one (per-split) or all together through batched products "
@@ -158,8 +181,6 @@ private:
         const bool has_folds = folds_option_->count() > 0;
         ZN_EXPECTS(folds >= 2, "--folds must be >= 2, got " << folds);
         ZN_EXPECTS(!has_splits || splits >= 1, "--splits must be >= 1, got " << splits);
-        ZN_EXPECTS(!has_train_size || train_size >= 1,
-                   "--train-size must be >= 1, got " << train_size);
         ZN_EXPECTS(threads >= 0, "--threads must be >= 0, got " << threads);
         ZN_EXPECTS(!has_splits || has_train_size, "--splits needs --train-size");
         ZN_EXPECTS(has_splits || !has_train_size,
@@ -214,9 +235,25 @@ private:
         stage_output();
     }
 
-    std::vector<Fold> make_folds(const Dataset& data) const {
-        if (splits > 0) return stratified_random_splits(data.y, splits, train_size, common.seed);
-        return stratified_kfold(data.y, folds, common.seed);
+    // The folds, and the training rows of the random splits (a fraction of the data's rows
+    // rounded, at least 1).
+    std::vector<Fold> make_folds(const Dataset& data) {
+        if (splits == 0) return stratified_kfold(data.y, folds, common.seed);
+        const double n = double(data.n_samples());
+        train_rows_ = train_size < 1 ? std::max<Index>(1, Index(std::llround(train_size * n)))
+                                     : Index(train_size);
+        // Each class in every training set, and a test row left over.
+        const Index least = std::max(2, data.n_classes());
+        if (train_rows_ < least || train_rows_ >= data.n_samples()) {
+            std::ostringstream why;
+            why << "--train-size " << train_size;
+            if (train_size < 1)
+                why << " gives " << train_rows_ << " of the " << data.n_samples() << " rows";
+            why << ": a split needs " << least << " to " << data.n_samples() - 1
+                << " training rows (each class among them, a row left to test)";
+            throw InvalidArgument(why.str());
+        }
+        return stratified_random_splits(data.y, splits, train_rows_, common.seed);
     }
 
     EvaluationSchedule parsed_schedule() const {
@@ -228,7 +265,7 @@ private:
     std::string unit() const { return splits > 0 ? "split" : "fold"; }
 
     std::string scheme(std::size_t n) const {
-        return splits > 0 ? std::to_string(n) + " random splits (" + std::to_string(train_size) +
+        return splits > 0 ? std::to_string(n) + " random splits (" + std::to_string(train_rows_) +
                                 " training rows)"
                           : std::to_string(n) + "-fold cross-validation";
     }
@@ -571,7 +608,8 @@ private:
     std::string data_path;
     int folds = 5;
     int splits = 0;
-    Index train_size = 0;
+    double train_size = 0;   // --train-size: rows, or a fraction of them
+    Index train_rows_ = 0;   // what it comes to on the data
     int threads = 0;
     int repeat = 1;
     std::vector<double> run_seconds_;

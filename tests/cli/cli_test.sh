@@ -700,6 +700,21 @@ expect_grep splits_zero err '--splits must be >= 1'
 run train_size_alone cv "$DATA/sonar/sonar.csv" --train-size 20
 expect_rc train_size_alone 1
 expect_grep train_size_alone err '--train-size'
+# --train-size as a fraction of the rows, rounded: 0.5 of sonar's 208 is 104.
+run train_fraction cv "$DATA/sonar/sonar.csv" --splits 2 --train-size 0.5 --kernel linear
+expect_rc train_fraction 0
+expect_grep train_fraction out '2 random splits \(104 training rows\)'
+for bad in 1.5 0 -0.5 x; do
+    run "train_size_$bad" cv "$DATA/sonar/sonar.csv" --splits 2 --train-size "$bad"
+    expect_rc "train_size_$bad" 1
+    expect_grep "train_size_$bad" err "'$bad' is neither a row count"
+done
+run train_size_all cv "$DATA/sonar/sonar.csv" --splits 2 --train-size 0.999
+expect_rc train_size_all 1
+expect_grep train_size_all err '0\.999 gives 208 of the 208 rows: a split needs 2 to 207'
+run repeat_zero cv "$DATA/sonar/sonar.csv" --repeat 0
+expect_rc repeat_zero 1
+expect_grep repeat_zero err "'0' is not a whole number of runs >= 1"
 run seed_huge cv "$DATA/sonar/sonar.csv" --seed 99999999999999999999
 expect_rc seed_huge 1
 expect_grep seed_huge err '--seed'
