@@ -52,8 +52,8 @@ public:
                     double v = 0;
                     const char* end = text.data() + text.size();
                     const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-                    const bool ok = ec == std::errc() && ptr == end &&
-                                    ((v > 0 && v < 1) || (v >= 1 && v <= 9e15 && std::floor(v) == v));
+                    const bool count = v >= 1 && v <= 9e15 && std::floor(v) == v;
+                    const bool ok = ec == std::errc() && ptr == end && ((v > 0 && v < 1) || count);
                     return ok ? std::string()
                               : "'" + text + "' is neither a row count (1, 2, ...) nor a fraction "
                                              "in (0, 1)";
