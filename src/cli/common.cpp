@@ -31,7 +31,7 @@ void CommonOptions::add_to(CLI::App& app) {
         ->check(CLI::IsMember({"auto", "yes", "no"}))
         ->capture_default_str();
     app.add_option("--label-column", label_column,
-                   "CSV: the label column's name in the header (default: the last column)");
+                   "CSV: the label column's name in the header (default: the last column read)");
     app.add_option("--ignore-columns", ignored_columns,
                    "CSV: columns not to read (sample names, annotations), by their names in the "
                    "header, comma-separated")
