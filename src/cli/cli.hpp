@@ -20,6 +20,7 @@
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/preprocess.hpp"
 #include "zeronorm/io/file_output.hpp"
+#include "zeronorm/io/json.hpp"
 #include "zeronorm/methods/methods.hpp"
 #include "zeronorm/methods/selection.hpp"
 #include "zeronorm/solvers/svm.hpp"
@@ -225,6 +226,9 @@ Dataset load_data(const std::string& path, int min_classes, const CommonOptions&
                   bool log10 = false, Index n_features = 0);
 // Throws DataError unless the labels are +-1 with both present (two-class commands).
 void require_two_classes(const Dataset& data, const std::string& path, const std::string& command);
+// The file's labels as the data holds them ({"ALL": -1, "AML": 1}: a JSON object), when the
+// reader mapped them; null when they were used as written.
+Json label_mapping_json(const Dataset& data);
 // log10 with a non-positive entry reported as DataError (load_data with log10 has already
 // rejected those with their position; this guards other callers).
 Matrix checked_log10(const Matrix& X, const std::string& path);

@@ -131,6 +131,7 @@ private:
             j["n_samples"] = data.n_samples();
             j["n_features"] = data.n_features();
             j.update(to_json(result, data.feature_names));
+            if (!data.label_mapping.empty()) j["labels"] = label_mapping_json(data);
             finish(j.dump() + "\n", model_file_.get(), model_text_);
             return;
         }

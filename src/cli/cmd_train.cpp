@@ -128,6 +128,7 @@ private:
             }
             j["n_samples"] = data.n_samples();
             j["n_features"] = data.n_features();
+            if (!data.label_mapping.empty()) j["labels"] = label_mapping_json(data);
             j.update(r);
             j["train_seconds"] = trained.seconds;
             j["backend"] = backend.description();

@@ -216,6 +216,19 @@ Dataset load_data(const std::string& path, int min_classes, const CommonOptions&
     if (data.n_features() == 0)
         throw DataError(path + ": the data has no feature columns (only labels)");
     std::string note;
+    if (!data.label_mapping.empty()) {  // what the labels became, e.g. "ALL -> -1, AML -> +1"
+        note += " (";
+        std::size_t shown = 0;
+        for (const auto& [text, value] : data.label_mapping) {
+            if (shown++ == 8) {
+                note += ", ...";
+                break;
+            }
+            note += (shown > 1 ? ", " : "") + text + " -> " + (value > 0 ? "+" : "") +
+                    std::to_string(static_cast<long long>(value));
+        }
+        note += ")";
+    }
     if (csv && data.feature_names.empty() && options.header == CsvHeader::detect)
         note = "; no header line (its first line is numbers: --header yes if it names the columns)";
     progress(common, "read " + path + ": " + std::to_string(data.n_samples()) + " samples x " +
@@ -224,6 +237,13 @@ Dataset load_data(const std::string& path, int min_classes, const CommonOptions&
                                              : std::to_string(data.n_classes()) + " classes") +
                          note);
     return data;
+}
+
+Json label_mapping_json(const Dataset& data) {
+    if (data.label_mapping.empty()) return nullptr;
+    Json j = Json::object();
+    for (const auto& [text, value] : data.label_mapping) j[text] = value;
+    return j;
 }
 
 void require_two_classes(const Dataset& data, const std::string& path, const std::string& command) {

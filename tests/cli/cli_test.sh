@@ -150,6 +150,8 @@ PYEOF
 run names_train train "$TMP/named.tsv" --label-column class --model "$TMP/named.model" --kernel rbf --json
 expect_rc names_train 0
 py names_train 'd["n_samples"] == 250 and d["n_features"] == 2'
+py names_train 'd["labels"] == {"normal": -1, "tumor, grade 2": 1}'
+expect_grep names_train err '2 classes \(normal -> -1, tumor, grade 2 -> \+1\)'
 grep -qx '"tumor, grade 2" 1' "$TMP/named.model" && pass "class names in the model" || fail "class names in the model"
 run names_predict predict "$TMP/unlabelled.csv" --delimiter ';' --model "$TMP/named.model" --json
 expect_rc names_predict 0
