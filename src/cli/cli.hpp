@@ -226,8 +226,7 @@ Dataset load_data(const std::string& path, int min_classes, const CommonOptions&
                   bool log10 = false, Index n_features = 0);
 // Throws DataError unless the labels are +-1 with both present (two-class commands).
 void require_two_classes(const Dataset& data, const std::string& path, const std::string& command);
-// The file's labels as the data holds them ({"ALL": -1, "AML": 1}: a JSON object), when the
-// reader mapped them; null when they were used as written.
+// Dataset::label_mapping as a JSON object ({"ALL": -1, "AML": 1}).
 Json label_mapping_json(const Dataset& data);
 // log10 with a non-positive entry reported as DataError (load_data with log10 has already
 // rejected those with their position; this guards other callers).

@@ -38,7 +38,8 @@ class CvCommand : public Command {
 public:
     explicit CvCommand(CLI::App& parent) {
         app = parent.add_subcommand("cv", "Cross-validated error of the SVM or of a feature-selection path");
-        app->add_option("data", data_path, "Data (.csv, .tsv or .tab, else LIBSVM format)")->required();
+        app->add_option("data", data_path, "Data (.csv, .tsv or .tab, else LIBSVM format)")
+            ->required();
         folds_option_ = app->add_option("--folds", folds,
                         "Number of folds (k-fold), also of the inner cross-validation over a C grid")
             ->capture_default_str();
@@ -236,12 +237,11 @@ private:
     }
 
     // The folds, and the training rows of the random splits (a fraction of the data's rows
-    // rounded, at least 1).
+    // rounded).
     std::vector<Fold> make_folds(const Dataset& data) {
         if (splits == 0) return stratified_kfold(data.y, folds, common.seed);
         const double n = double(data.n_samples());
-        train_rows_ = train_size < 1 ? std::max<Index>(1, Index(std::llround(train_size * n)))
-                                     : Index(train_size);
+        train_rows_ = Index(train_size < 1 ? std::llround(train_size * n) : train_size);
         // Each class in every training set, and a test row left over.
         const Index least = std::max(2, data.n_classes());
         if (train_rows_ < least || train_rows_ >= data.n_samples()) {

@@ -1,7 +1,8 @@
 // zeronorm predict DATA --model FILE: applies a saved model (and its preprocessing) to data and
-// reports the error rate against the data's labels (a CSV may also come without a label column). Every kind of model file (two-class kernel
-// expansions, one-vs-rest and Weston-Watkins machines, linear rules, polynomials; on all columns
-// or a column subset) predicts through ModelFile's preprocess and decision function.
+// reports the error rate against the data's labels (a CSV may also come without a label
+// column). Every kind of model file (two-class kernel expansions, one-vs-rest and
+// Weston-Watkins machines, linear rules, polynomials; on all columns or a column subset)
+// predicts through ModelFile's preprocess and decision function.
 #include <charconv>
 #include <cmath>
 #include <map>

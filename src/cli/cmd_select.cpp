@@ -21,7 +21,8 @@ public:
     explicit SelectCommand(CLI::App& parent) {
         app = parent.add_subcommand(
             "select", "Select features (l2-AROM, l1-AROM, RFE, CORR, FSV, l2-l1/l2-l0-SVM, RLP)");
-        app->add_option("data", data_path, "Data (.csv, .tsv or .tab, else LIBSVM format)")->required();
+        app->add_option("data", data_path, "Data (.csv, .tsv or .tab, else LIBSVM format)")
+            ->required();
         // Required, except by the methods that find their own count (then: their support).
         selection.add_to(*app, ranker_names(), false);
         app->add_option("-m,--model", model_path,

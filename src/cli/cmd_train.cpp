@@ -21,7 +21,9 @@ class TrainCommand : public Command {
 public:
     explicit TrainCommand(CLI::App& parent) {
         app = parent.add_subcommand("train", "Train a two-class SVM and save the model");
-        app->add_option("data", data_path, "Training data (.csv, .tsv or .tab, else LIBSVM format)")->required();
+        app->add_option("data", data_path,
+                        "Training data (.csv, .tsv or .tab, else LIBSVM format)")
+            ->required();
         app->add_option("-m,--model", model_path, "Where to write the model")->required();
         std::string method_help = "Method:";
         std::vector<const MethodInfo*> infos;

@@ -230,7 +230,7 @@ Dataset load_data(const std::string& path, int min_classes, const CommonOptions&
         note += ")";
     }
     if (csv && data.feature_names.empty() && options.header == CsvHeader::detect)
-        note = "; no header line (its first line is numbers: --header yes if it names the columns)";
+        note += "; no header line (its first line is numbers: --header yes if it names the columns)";
     progress(common, "read " + path + ": " + std::to_string(data.n_samples()) + " samples x " +
                          std::to_string(data.n_features()) + " features, " +
                          (data.y.size() == 0 ? std::string("no labels")
@@ -240,7 +240,6 @@ Dataset load_data(const std::string& path, int min_classes, const CommonOptions&
 }
 
 Json label_mapping_json(const Dataset& data) {
-    if (data.label_mapping.empty()) return nullptr;
     Json j = Json::object();
     for (const auto& [text, value] : data.label_mapping) j[text] = value;
     return j;

@@ -307,16 +307,6 @@ std::vector<CsvField> split_csv_line(const char* b, const char* e, char sep, con
     return fields;
 }
 
-// Number of fields on the line [b, e).
-std::size_t count_csv_fields(const char* b, const char* e, char sep, const Reporter& at) {
-    CsvField f;
-    std::size_t n = 1;
-    for (const char* p = split_csv_field(b, e, sep, at, f); p != e;
-         p = split_csv_field(p + 1, e, sep, at, f))
-        ++n;
-    return n;
-}
-
 // CsvHeader::detect's rule: the first line is data when every field but the label's (from
 // field `from` on) is a number, unless there are three or more and they are the column numbers
 // 0, 1, 2, ... or 1, 2, 3, ... (the header a data frame of unnamed columns is written with).
@@ -479,7 +469,7 @@ Dataset parse_csv_lines(detail::LineInput& lines, const std::string& name,
         for (const char* p = lb;; ++j) {
             if (j >= n_cols)
                 at.fail(p, "expected " + std::to_string(n_cols) + " fields, got " +
-                               std::to_string(count_csv_fields(lb, le, sep, at)));
+                               std::to_string(split_csv_line(lb, le, sep, at).size()));
             CsvField f;
             const char* q = split_csv_field(p, le, sep, at, f);
             const char* fb = f.b;

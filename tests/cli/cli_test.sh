@@ -183,6 +183,10 @@ run sample_ignored train "$TMP/samples.csv" --model "$TMP/r.model" --kernel line
     --ignore-columns sample
 expect_rc sample_ignored 0
 py sample_ignored 'd["n_samples"] == 4 and d["n_features"] == 2'
+printf '1,2,tumor\n3,4,normal\n2,1,tumor\n4,3,normal\n' >"$TMP/bare_names.csv"
+run bare_names train "$TMP/bare_names.csv" --model "$TMP/r.model" --kernel linear
+expect_rc bare_names 0
+expect_grep bare_names err '4 samples x 2 features, 2 classes \(normal -> -1, tumor -> \+1\); no header line'
 run csv_flags_libsvm train "$DATA/ripley/ripley_train.csv" --model "$TMP/x.model" --header maybe
 expect_rc csv_flags_libsvm 1
 printf '1 1:1 2:2\n-1 1:2 2:1\n' >"$TMP/two.svm"
