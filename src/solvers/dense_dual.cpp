@@ -20,6 +20,9 @@ namespace {
 constexpr double kCoarseTolerances[] = {1e-1, 1e-3};
 constexpr Index kMaxNewtonSize = 1000;
 
+// The relative residual above which active_set_solve takes its bordered system as inconsistent.
+constexpr double kInconsistentResidual = 1e-9;
+
 // Which bound each variable sits at, or free.
 enum class Side : char { Lower, Free, Upper };
 
@@ -130,6 +133,107 @@ std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const 
     return std::nullopt;
 }
 
+SmoResult active_set_solve(const Eigen::Ref<const Matrix>& K, const Vector& y,
+                           const SmoOptions& options, const Vector& start, const SmoTerms& terms) {
+    const Index n = y.size();
+    const double C = options.C;
+    const Vector p = terms.p.size() == 0 ? Vector(Vector::Constant(n, -1.0)) : terms.p;
+    Matrix Q = y.asDiagonal() * K * y.asDiagonal();
+    Q.diagonal().array() += options.ridge;
+    std::vector<Side> side(std::size_t(n), Side::Free);
+    Vector beta = start;
+    for (Index i = 0; i < n; ++i) {
+        if (beta[i] <= 0) { beta[i] = 0.0; side[std::size_t(i)] = Side::Lower; }
+        else if (beta[i] >= C) { beta[i] = C; side[std::size_t(i)] = Side::Upper; }
+    }
+    const auto result = [&](const Vector& G, Status status, std::int64_t steps) {
+        SmoResult r = smo_detail::smo_result(beta, G, y, C, terms.p);
+        if (status == Status::Success && r.kkt_gap > options.tolerance)
+            status = Status::NumericalIssue;  // no multiplier left to release: rounding
+        r.status = status;
+        r.iterations = steps;
+        return r;
+    };
+    // A bounded variable is released when its multiplier has the wrong sign by more than this:
+    // the KKT gap is then at most twice it, plus the rounding of the free variables' gradients.
+    const double release = options.tolerance / 4;
+    // A fixed budget of factorisation work, about that of 20 n x n ones, so that a start far
+    // from the optimum (hundreds of free variables to move one at a time) gives up in bounded
+    // time and hands back to SMO.
+    const double work_budget = 20.0 * double(n) * double(n) * double(n) + 1e6;
+    double work = 0.0;
+    const std::int64_t max_steps = 10 * std::int64_t(n) + 100;
+    for (std::int64_t step = 0; step < max_steps; ++step) {
+        const Vector g = Q * beta + p;
+        IndexVector free;
+        for (Index i = 0; i < n; ++i)
+            if (side[std::size_t(i)] == Side::Free) free.push_back(i);
+        const Index m = Index(free.size());
+        if (m == 0) {  // the equality constraint pins a lone variable: release the worst pair
+            const auto [up, low] = smo_detail::maximal_violating_pair(beta, g, y, C);
+            if (up < 0 || low < 0 || -y[up] * g[up] + y[low] * g[low] <= options.tolerance)
+                return result(g, Status::Success, step);
+            side[std::size_t(up)] = side[std::size_t(low)] = Side::Free;
+            continue;
+        }
+        work += double(m + 1) * double(m + 1) * double(m + 1);
+        if (work > work_budget) return result(g, Status::NoConvergence, step);
+        // The step d on F minimises the objective on F's face: [Q_FF y_F; y_F' 0][d; nu] =
+        // [-g_F; delta - y'beta]. Where that system is inconsistent (Q_FF singular, the face
+        // unbounded below), its residual is a direction of zero curvature along which the
+        // objective falls, followed to the first bound.
+        Matrix M(m + 1, m + 1);
+        Vector rhs(m + 1);
+        for (Index a = 0; a < m; ++a) {
+            const Index i = free[std::size_t(a)];
+            for (Index b = 0; b < m; ++b) M(a, b) = Q(i, free[std::size_t(b)]);
+            M(a, m) = M(m, a) = y[i];
+            rhs[a] = -g[i];
+        }
+        M(m, m) = 0.0;
+        rhs[m] = terms.delta - y.dot(beta);
+        const Vector solution = Eigen::CompleteOrthogonalDecomposition<Matrix>(M).solve(rhs);
+        const Vector residual = rhs - M * solution;
+        const bool ray = residual.norm() > kInconsistentResidual * rhs.norm();
+        const Vector d = ray ? Vector(residual.head(m)) : Vector(solution.head(m));
+        const double nu = ray ? 0.0 : solution[m];
+        if (!d.allFinite() || !std::isfinite(nu)) return result(g, Status::NumericalIssue, step);
+        double alpha = ray ? std::numeric_limits<double>::infinity() : 1.0;
+        Index blocking = -1;
+        for (Index a = 0; a < m; ++a) {
+            const double b = beta[free[std::size_t(a)]];
+            const double to_bound = d[a] < 0 ? b / -d[a] : d[a] > 0 ? (C - b) / d[a] : alpha;
+            if (to_bound < alpha) { alpha = to_bound; blocking = a; }
+        }
+        if (!std::isfinite(alpha)) return result(g, Status::Unbounded, step);
+        for (Index a = 0; a < m; ++a) {
+            const Index i = free[std::size_t(a)];
+            beta[i] = std::clamp(beta[i] + alpha * d[a], 0.0, C);
+        }
+        if (blocking >= 0) {
+            const Index i = free[std::size_t(blocking)];
+            const bool lower = d[blocking] < 0;
+            beta[i] = lower ? 0.0 : C;
+            side[std::size_t(i)] = lower ? Side::Lower : Side::Upper;
+            continue;
+        }
+        // The minimum on the face: release the bounded variable whose multiplier is the most
+        // wrong (G_i + nu y_i < 0 at the lower bound, > 0 at the upper), or stop.
+        const Vector G = Q * beta + p;
+        double worst = release;
+        Index released = -1;
+        for (Index i = 0; i < n; ++i) {
+            const double multiplier = G[i] + nu * y[i];
+            const Side s = side[std::size_t(i)];
+            const double wrong = s == Side::Lower ? -multiplier : s == Side::Upper ? multiplier : 0.0;
+            if (wrong > worst) { worst = wrong; released = i; }
+        }
+        if (released < 0) return result(G, Status::Success, step + 1);
+        side[std::size_t(released)] = Side::Free;
+    }
+    return result(Q * beta + p, Status::NoConvergence, max_steps);
+}
+
 namespace {
 
 // True when solve_dense_dual attempts Newton finishes for problems of size n under `options`
@@ -138,6 +242,13 @@ namespace {
 bool tries_newton(const SmoOptions& options, Index n) {
     return options.tolerance < kCoarseTolerances[0] && n <= kMaxNewtonSize;
 }
+
+// SMO steps after which a coarse stage that has not reached its gap is taken to have stalled
+// (a badly conditioned problem: the dual of a linear kernel on a few raw features with a large
+// C moves its objective by a constant amount per step, and LIBSVM's own SMO needs 10^8 steps on
+// such problems, to a solution far from the optimum). Well-posed problems of this size reach a
+// gap of 1e-1 in well under 100 n steps.
+std::int64_t stall_steps(Index n) { return std::max<std::int64_t>(100'000, 100 * std::int64_t(n)); }
 
 }  // namespace
 
@@ -162,9 +273,11 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
     const Index P = Y.cols();
     SmoOps& smo = backend.smo();
     if (!tries_newton(options, n)) return smo.solve_batch(K, Y, options, warm_start, active, terms);
+    const std::int64_t cap = smo_detail::smo_iteration_cap(options, n);
     std::vector<char> open(static_cast<std::size_t>(P), 1);  // not finished by a Newton step
     if (!active.empty()) open = active;
-    std::vector<char> staged = open;  // open and its last coarse SMO succeeded
+    std::vector<char> staged = open;   // open and its last coarse SMO succeeded
+    std::vector<char> stalled(static_cast<std::size_t>(P), 0);  // for the active-set solve
     std::vector<SmoResult> results(static_cast<std::size_t>(P));
     std::vector<std::int64_t> iterations(static_cast<std::size_t>(P), 0);
     Matrix beta = warm_start != nullptr ? *warm_start : Matrix::Zero(n, P);
@@ -174,6 +287,7 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
         if (std::none_of(staged.begin(), staged.end(), [](char c) { return c != 0; })) break;
         SmoOptions coarse = options;
         coarse.tolerance = coarse_tolerance;
+        coarse.max_iterations = std::min(cap, stall_steps(n));
         const std::vector<SmoResult> current =
             smo.solve_batch(K, Y, coarse, started ? &beta : nullptr, staged, terms);
         started = true;
@@ -182,7 +296,10 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
             const SmoResult& r = current[std::size_t(p)];
             iterations[std::size_t(p)] += r.iterations;
             beta.col(p) = r.beta;
-            if (r.status != Status::Success) staged[std::size_t(p)] = 0;  // to the final SMO
+            if (r.status == Status::Success) continue;
+            staged[std::size_t(p)] = 0;  // to the final SMO, through the active set if stalled
+            stalled[std::size_t(p)] =
+                r.status == Status::NoConvergence && coarse.max_iterations < cap;
         }
         std::vector<SmoResult> finished = smo.newton_finish_batch(K, Y, beta, options, staged, terms);
         for (Index p = 0; p < P; ++p) {
@@ -193,6 +310,21 @@ std::vector<SmoResult> solve_dense_dual_batch(Backend& backend, const DeviceMatr
             open[std::size_t(p)] = 0;
             staged[std::size_t(p)] = 0;
         }
+    }
+    if (std::any_of(stalled.begin(), stalled.end(), [](char c) { return c != 0; })) {
+        const Matrix K_host = backend.download(K);
+        parallel_for(stalled.size(), 0, [&](std::size_t p) {
+            if (!stalled[p]) return;
+            const Index q = Index(p);
+            SmoResult r = active_set_solve(K_host.middleCols(q * n, n), Y.col(q), options,
+                                           beta.col(q), smo_detail::problem_terms(terms, q));
+            iterations[p] += r.iterations;
+            beta.col(q) = r.beta;  // its last point, where the final SMO starts
+            if (r.status != Status::Success) return;
+            r.iterations = iterations[p];
+            results[p] = std::move(r);
+            open[p] = 0;
+        });
     }
     if (std::any_of(open.begin(), open.end(), [](char c) { return c != 0; })) {
         std::vector<SmoResult> tail =

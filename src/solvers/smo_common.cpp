@@ -109,15 +109,23 @@ SmoResult smo_result(const Vector& beta, const Vector& G, const Vector& y, doubl
     return r;
 }
 
-double smo_kkt_gap(const Vector& beta, const Vector& G, const Vector& y, double C) {
-    double m = -kInf;
-    double M = kInf;
+std::pair<Index, Index> maximal_violating_pair(const Vector& beta, const Vector& G, const Vector& y,
+                                               double C) {
+    Index up = -1, low = -1;
     for (Index t = 0; t < beta.size(); ++t) {
         const double v = -y[t] * G[t];
-        if (in_up(y[t], beta[t], C)) m = std::max(m, v);
-        if (in_low(y[t], beta[t], C)) M = std::min(M, v);
+        if (std::isnan(v)) continue;
+        if (in_up(y[t], beta[t], C) && (up < 0 || v > -y[up] * G[up])) up = t;
+        if (in_low(y[t], beta[t], C) && (low < 0 || v < -y[low] * G[low])) low = t;
     }
-    return (std::isfinite(m) && std::isfinite(M)) ? std::max(0.0, m - M) : 0.0;
+    return {up, low};
+}
+
+double smo_kkt_gap(const Vector& beta, const Vector& G, const Vector& y, double C) {
+    const auto [up, low] = maximal_violating_pair(beta, G, y, C);
+    if (up < 0 || low < 0) return 0.0;
+    const double gap = -y[up] * G[up] + y[low] * G[low];
+    return std::isfinite(gap) ? std::max(0.0, gap) : 0.0;
 }
 
 SmoTerms problem_terms(const SmoBatchTerms& terms, Index p) {

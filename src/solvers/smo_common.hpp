@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "core/scalar_rules.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
@@ -38,6 +39,11 @@ double smo_bias(const Vector& beta, const Vector& G, const Vector& y, double C);
 
 // 1/2 beta'Q beta + p'beta = 1/2 sum_i beta_i (G_i + p_i), with G = Q beta + p (p empty: -1).
 double smo_objective(const Vector& beta, const Vector& G, const Vector& p = Vector());
+
+// The maximal violating pair: the index of max of -y_t G_t over I_up and that of its min over
+// I_low (-1 where the set is empty).
+std::pair<Index, Index> maximal_violating_pair(const Vector& beta, const Vector& G, const Vector& y,
+                                               double C);
 
 // m(beta) - M(beta) (max of -y_t G_t over I_up minus its min over I_low), clamped at 0, and 0
 // when either set is empty.

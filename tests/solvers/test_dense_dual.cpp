@@ -280,6 +280,110 @@ TEST_P(DenseDual, NewtonFinishSolvesSingularSystems) {
     EXPECT_GE(finished, P / 2);
 }
 
+// A linear kernel on a few raw microarray-like features (values near 1e3, one of them telling
+// the classes apart only in part) with C = 100: SMO's steps barely move the objective (LIBSVM
+// takes over 10^8 of them on colon's gene 249, and stops far from the optimum). The coarse SMO
+// stalls, the active-set solve finishes: the exact optimum, its primal objective equal to
+// minus the dual one, in a fraction of SMO's 10^7-step cap.
+TEST_P(DenseDual, StalledSmoIsFinishedByTheActiveSet) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 11);
+    std::normal_distribution<double> normal;
+    int stalled = 0;
+    for (const Index d : {1, 1, 2, 3}) {
+        SCOPED_TRACE("d " + std::to_string(d));
+        const Index n = 60;
+        Dataset data;
+        data.X.resize(n, d);
+        data.y.resize(n);
+        for (Index i = 0; i < n; ++i) {
+            data.y[i] = i % 3 == 0 ? -1.0 : 1.0;
+            for (Index j = 0; j < d; ++j)
+                data.X(i, j) = std::abs(1000.0 + 400.0 * normal(rng) +
+                                        (j == 0 ? 300.0 * data.y[i] : 0.0));
+        }
+        const DeviceMatrix X = backend->upload(data.X);
+        const DeviceMatrix K = backend->kernel_matrix(KernelSpec{}, X, X);
+        const reference::Dual dual =
+            reference::svm_dual(backend->download(K), data.y, 100.0, 0.0);
+        SmoOptions options;
+        options.C = 100.0;
+        for (const double tolerance : {1e-3, 1e-6}) {
+            options.tolerance = tolerance;
+            const SmoResult r = detail::solve_dense_dual(*backend, K, data.y, options);
+            ASSERT_EQ(r.status, Status::Success) << tolerance;
+            EXPECT_LE(r.iterations, 200'000) << "the active set, not SMO, should finish";
+            stalled += r.iterations >= 100'000;
+            EXPECT_LE(reference::kkt_gap(dual, r.beta), 2 * tolerance);  // rounding: G near 1e8
+            EXPECT_NEAR(r.objective, reference::dual_objective(dual, r.beta),
+                        1e-7 * std::abs(r.objective));  // cancellation
+            if (tolerance > 1e-6) continue;
+            // At 1e-6: the optimum, certified by the primal objective of (w, b) equal to minus
+            // the dual one (weak duality bounds every primal value below by it).
+            const Vector w = data.X.transpose() * r.beta.cwiseProduct(data.y);
+            const Vector margins = data.y.array() * ((data.X * w).array() + r.bias);
+            const double primal =
+                0.5 * w.squaredNorm() + options.C * (1.0 - margins.array()).cwiseMax(0.0).sum();
+            EXPECT_NEAR(primal, -r.objective, 1e-6 * std::abs(r.objective));
+        }
+    }
+    EXPECT_GE(stalled, 4) << "the case this test is about";
+}
+
+// active_set_solve alone, from the cold start and from a feasible point, on well-conditioned
+// problems of every kind (soft and hard margin, RBF, duplicated points, a linear term and an
+// equality right-hand side): the optimum of the reference's interior-point solve.
+TEST(DenseDualActiveSet, ReachesTheOptimumFromAnyFeasibleStart) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 12);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    const double inf = std::numeric_limits<double>::infinity();
+    const Case cases[] = {{KernelType::Linear, 1.0, 0.0, 50, 5},
+                          {KernelType::Linear, inf, 1e-2, 40, 3},
+                          {KernelType::Linear, 0.05, 0.0, 70, 20},
+                          {KernelType::Rbf, 10.0, 0.0, 60, 4},
+                          {KernelType::Rbf, 3.0, 1e-3, 45, 2}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE("n " + std::to_string(c.n) + " d " + std::to_string(c.d) + " C " +
+                     std::to_string(c.C));
+        Dataset data = testing::random_two_class(c.n, c.d, rng, 0.3);
+        data.X.row(1) = data.X.row(0);
+        data.y[1] = data.y[0];
+        KernelSpec spec;
+        spec.type = c.kernel;
+        spec.gamma = 1.0 / double(c.d);
+        const Matrix K = reference::kernel_matrix(spec, data.X, data.X);
+        SmoOptions options;
+        options.C = c.C;
+        options.ridge = c.ridge;
+        options.tolerance = 1e-9;
+        for (const bool with_terms : {false, true}) {
+            SmoTerms terms;
+            reference::Dual dual = reference::svm_dual(K, data.y, c.C, c.ridge);
+            Vector start = Vector::Zero(c.n);
+            if (with_terms) {  // p in [-2, 0], delta = y'start for a random feasible start
+                terms.p = -2.0 * Vector::NullaryExpr(c.n, [&] { return uniform(rng); });
+                const double box = std::isfinite(c.C) ? c.C : 1.0;
+                start = box * Vector::NullaryExpr(c.n, [&] { return uniform(rng); });
+                terms.delta = data.y.dot(start);
+                dual.p = terms.p;
+                dual.delta = terms.delta;
+            }
+            const SmoResult r = detail::active_set_solve(K, data.y, options, start, terms);
+            ASSERT_EQ(r.status, Status::Success) << with_terms;
+            const double optimum = reference::solve_dual(dual).objective;
+            EXPECT_LE(reference::kkt_gap(dual, r.beta), 2 * options.tolerance) << with_terms;
+            EXPECT_NEAR(r.objective, optimum, 1e-9 * (1.0 + std::abs(optimum))) << with_terms;
+            EXPECT_NEAR(data.y.dot(r.beta), terms.delta, 1e-9 * (1.0 + r.beta.sum()));
+            EXPECT_GE(r.beta.minCoeff(), 0.0);
+            if (std::isfinite(c.C)) {
+                EXPECT_LE(r.beta.maxCoeff(), c.C);
+            }
+        }
+    }
+}
+
 ZN_INSTANTIATE_FOR_BACKENDS(DenseDual);
 
 }  // namespace
