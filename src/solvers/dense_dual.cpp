@@ -26,6 +26,31 @@ constexpr double kInconsistentResidual = 1e-9;
 // Which bound each variable sits at, or free.
 enum class Side : char { Lower, Free, Upper };
 
+// Q = y y' .* (K + ridge I): the Hessian of the dual.
+Matrix dual_hessian(const Eigen::Ref<const Matrix>& K, const Vector& y, double ridge) {
+    Matrix Q = y.asDiagonal() * K * y.asDiagonal();
+    Q.diagonal().array() += ridge;
+    return Q;
+}
+
+// The gradient Q beta + p of 1/2 beta'Q beta + p'beta (p empty: -1).
+Vector dual_gradient(const Matrix& Q, const Vector& beta, const Vector& p) {
+    return p.size() == 0 ? Vector(Q * beta - Vector::Ones(beta.size())) : Vector(Q * beta + p);
+}
+
+// The free variables' system with the equality constraint, [Q_FF y_F; y_F' 0].
+Matrix bordered_system(const Matrix& Q, const Vector& y, const IndexVector& free) {
+    const Index m = Index(free.size());
+    Matrix M(m + 1, m + 1);
+    for (Index a = 0; a < m; ++a) {
+        const Index i = free[std::size_t(a)];
+        for (Index b = 0; b < m; ++b) M(a, b) = Q(i, free[std::size_t(b)]);
+        M(a, m) = M(m, a) = y[i];
+    }
+    M(m, m) = 0.0;
+    return M;
+}
+
 }  // namespace
 
 // Solve the system of the current free set; variables that leave the box go to the bound they
@@ -35,16 +60,13 @@ enum class Side : char { Lower, Free, Upper };
 std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const Vector& y,
                                        const SmoOptions& options, const Vector& coarse_beta,
                                        const SmoTerms& terms) {
-    const bool svm_dual = terms.p.size() == 0;  // p = -1
     const Index n = y.size();
     const double C = options.C;
     std::vector<Side> side(std::size_t(n), Side::Lower);
     for (Index i = 0; i < n; ++i)
         side[std::size_t(i)] = coarse_beta[i] >= C ? Side::Upper
                                : coarse_beta[i] > 0 ? Side::Free : Side::Lower;
-    // Q = y y' .* (K + ridge I), formed once.
-    Matrix Q = y.asDiagonal() * K * y.asDiagonal();
-    Q.diagonal().array() += options.ridge;
+    const Matrix Q = dual_hessian(K, y, options.ridge);
 
     // Each round solves for the step from `base` (the coarse point, clipped to the box): where
     // Q_FF is singular (fewer features than free variables) the system has many solutions, and
@@ -64,8 +86,7 @@ std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const 
         const Index m = Index(free.size());
         // The step on F: Q_FF step + nu y_F = -g_F (g the gradient at beta), y_F' step = gap in
         // the equality constraint.
-        const Vector g_at =
-            svm_dual ? Vector(Q * beta - Vector::Ones(n)) : Vector(Q * beta + terms.p);
+        const Vector g_at = dual_gradient(Q, beta, terms.p);
         Matrix Q_FF(m, m);
         Vector rhs(m), y_F(m);
         for (Index a = 0; a < m; ++a) {
@@ -114,7 +135,7 @@ std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const 
         if (left_box) continue;
 
         // gradient of 1/2 b'Qb + p'b
-        const Vector G = svm_dual ? Vector(Q * beta - Vector::Ones(n)) : Vector(Q * beta + terms.p);
+        const Vector G = dual_gradient(Q, beta, terms.p);
         SmoResult out = smo_detail::smo_result(beta, G, y, C, terms.p);
         if (out.kkt_gap <= options.tolerance) return out;
         // Bounded variables with a multiplier of the wrong sign (G_i + nu y_i < 0 at the lower
@@ -137,17 +158,16 @@ SmoResult active_set_solve(const Eigen::Ref<const Matrix>& K, const Vector& y,
                            const SmoOptions& options, const Vector& start, const SmoTerms& terms) {
     const Index n = y.size();
     const double C = options.C;
-    const Vector p = terms.p.size() == 0 ? Vector(Vector::Constant(n, -1.0)) : terms.p;
-    Matrix Q = y.asDiagonal() * K * y.asDiagonal();
-    Q.diagonal().array() += options.ridge;
+    const Matrix Q = dual_hessian(K, y, options.ridge);
     std::vector<Side> side(std::size_t(n), Side::Free);
     Vector beta = start;
     for (Index i = 0; i < n; ++i) {
         if (beta[i] <= 0) { beta[i] = 0.0; side[std::size_t(i)] = Side::Lower; }
         else if (beta[i] >= C) { beta[i] = C; side[std::size_t(i)] = Side::Upper; }
     }
-    const auto result = [&](const Vector& G, Status status, std::int64_t steps) {
-        SmoResult r = smo_detail::smo_result(beta, G, y, C, terms.p);
+    Vector g = dual_gradient(Q, beta, terms.p);  // at beta, recomputed after every move
+    const auto result = [&](Status status, std::int64_t steps) {
+        SmoResult r = smo_detail::smo_result(beta, g, y, C, terms.p);
         if (status == Status::Success && r.kkt_gap > options.tolerance)
             status = Status::NumericalIssue;  // no multiplier left to release: rounding
         r.status = status;
@@ -164,7 +184,6 @@ SmoResult active_set_solve(const Eigen::Ref<const Matrix>& K, const Vector& y,
     double work = 0.0;
     const std::int64_t max_steps = 10 * std::int64_t(n) + 100;
     for (std::int64_t step = 0; step < max_steps; ++step) {
-        const Vector g = Q * beta + p;
         IndexVector free;
         for (Index i = 0; i < n; ++i)
             if (side[std::size_t(i)] == Side::Free) free.push_back(i);
@@ -172,32 +191,26 @@ SmoResult active_set_solve(const Eigen::Ref<const Matrix>& K, const Vector& y,
         if (m == 0) {  // the equality constraint pins a lone variable: release the worst pair
             const auto [up, low] = smo_detail::maximal_violating_pair(beta, g, y, C);
             if (up < 0 || low < 0 || -y[up] * g[up] + y[low] * g[low] <= options.tolerance)
-                return result(g, Status::Success, step);
+                return result(Status::Success, step);
             side[std::size_t(up)] = side[std::size_t(low)] = Side::Free;
             continue;
         }
         work += double(m + 1) * double(m + 1) * double(m + 1);
-        if (work > work_budget) return result(g, Status::NoConvergence, step);
+        if (work > work_budget) return result(Status::NoConvergence, step);
         // The step d on F minimises the objective on F's face: [Q_FF y_F; y_F' 0][d; nu] =
         // [-g_F; delta - y'beta]. Where that system is inconsistent (Q_FF singular, the face
         // unbounded below), its residual is a direction of zero curvature along which the
         // objective falls, followed to the first bound.
-        Matrix M(m + 1, m + 1);
+        const Matrix M = bordered_system(Q, y, free);
         Vector rhs(m + 1);
-        for (Index a = 0; a < m; ++a) {
-            const Index i = free[std::size_t(a)];
-            for (Index b = 0; b < m; ++b) M(a, b) = Q(i, free[std::size_t(b)]);
-            M(a, m) = M(m, a) = y[i];
-            rhs[a] = -g[i];
-        }
-        M(m, m) = 0.0;
+        for (Index a = 0; a < m; ++a) rhs[a] = -g[free[std::size_t(a)]];
         rhs[m] = terms.delta - y.dot(beta);
         const Vector solution = Eigen::CompleteOrthogonalDecomposition<Matrix>(M).solve(rhs);
         const Vector residual = rhs - M * solution;
         const bool ray = residual.norm() > kInconsistentResidual * rhs.norm();
         const Vector d = ray ? Vector(residual.head(m)) : Vector(solution.head(m));
         const double nu = ray ? 0.0 : solution[m];
-        if (!d.allFinite() || !std::isfinite(nu)) return result(g, Status::NumericalIssue, step);
+        if (!d.allFinite() || !std::isfinite(nu)) return result(Status::NumericalIssue, step);
         double alpha = ray ? std::numeric_limits<double>::infinity() : 1.0;
         Index blocking = -1;
         for (Index a = 0; a < m; ++a) {
@@ -205,7 +218,7 @@ SmoResult active_set_solve(const Eigen::Ref<const Matrix>& K, const Vector& y,
             const double to_bound = d[a] < 0 ? b / -d[a] : d[a] > 0 ? (C - b) / d[a] : alpha;
             if (to_bound < alpha) { alpha = to_bound; blocking = a; }
         }
-        if (!std::isfinite(alpha)) return result(g, Status::Unbounded, step);
+        if (!std::isfinite(alpha)) return result(Status::Unbounded, step);
         for (Index a = 0; a < m; ++a) {
             const Index i = free[std::size_t(a)];
             beta[i] = std::clamp(beta[i] + alpha * d[a], 0.0, C);
@@ -215,23 +228,23 @@ SmoResult active_set_solve(const Eigen::Ref<const Matrix>& K, const Vector& y,
             const bool lower = d[blocking] < 0;
             beta[i] = lower ? 0.0 : C;
             side[std::size_t(i)] = lower ? Side::Lower : Side::Upper;
-            continue;
         }
+        g = dual_gradient(Q, beta, terms.p);
+        if (blocking >= 0) continue;
         // The minimum on the face: release the bounded variable whose multiplier is the most
-        // wrong (G_i + nu y_i < 0 at the lower bound, > 0 at the upper), or stop.
-        const Vector G = Q * beta + p;
+        // wrong (g_i + nu y_i < 0 at the lower bound, > 0 at the upper), or stop.
         double worst = release;
         Index released = -1;
         for (Index i = 0; i < n; ++i) {
-            const double multiplier = G[i] + nu * y[i];
+            const double multiplier = g[i] + nu * y[i];
             const Side s = side[std::size_t(i)];
             const double wrong = s == Side::Lower ? -multiplier : s == Side::Upper ? multiplier : 0.0;
             if (wrong > worst) { worst = wrong; released = i; }
         }
-        if (released < 0) return result(G, Status::Success, step + 1);
+        if (released < 0) return result(Status::Success, step + 1);
         side[std::size_t(released)] = Side::Free;
     }
-    return result(Q * beta + p, Status::NoConvergence, max_steps);
+    return result(Status::NoConvergence, max_steps);
 }
 
 namespace {

@@ -71,10 +71,10 @@ std::optional<SmoResult> newton_finish(const Eigen::Ref<const Matrix>& K, const 
 // wrong. Unlike SMO its step count does not grow with the conditioning of Q: a linear kernel on
 // one raw microarray feature (values near 1e3) with C = 100 takes about 60 steps where SMO
 // needs over 10^8. Returns status Success with the solution (gap <= options.tolerance); else
-// the last point (its objective no higher than start's, up to rounding) with NoConvergence (its step or work budget spent:
-// 10 n + 100 steps, factorisations worth about 20 n^3), NumericalIssue (a non-finite step, or
-// no multiplier left to release above the rounding) or Unbounded (C = inf, a direction without
-// a bound). iterations counts the steps.
+// the last point (its objective no higher than start's, up to rounding) with NoConvergence
+// (its step or work budget spent: 10 n + 100 steps, factorisations worth about 20 n^3),
+// NumericalIssue (a non-finite step, or no multiplier left to release above the rounding) or
+// Unbounded (C = inf, a direction without a bound). iterations counts the steps.
 SmoResult active_set_solve(const Eigen::Ref<const Matrix>& K, const Vector& y,
                            const SmoOptions& options, const Vector& start,
                            const SmoTerms& terms = {});
