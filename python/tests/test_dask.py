@@ -28,12 +28,16 @@ def test_grid_search_on_the_cluster(client):
     X, y = two_class_problem(n=60, d=30, seed=11)
     grid = GridSearchCV(make_pipeline(zn.AROM(ridge=1e-3), zn.SVC()),
                         {"arom__n_features_to_select": [3, 10], "svc__C": [0.1, 10.0]}, cv=3)
-    with joblib.parallel_backend("dask"):
+    with distributed.get_task_stream(client) as stream, joblib.parallel_backend("dask"):
         grid.fit(X, y)
     local = GridSearchCV(grid.estimator, grid.param_grid, cv=3).fit(X, y)
     np.testing.assert_allclose(grid.cv_results_["mean_test_score"],
                                local.cv_results_["mean_test_score"])
-    assert len(client.scheduler_info()["workers"]) == 2
+    # The fits ran on the cluster's workers. (client.nthreads() asks the scheduler directly;
+    # scheduler_info() can return a periodic refresh's cache, which lists no workers.)
+    workers = {task["worker"] for task in stream.data}
+    assert workers and workers <= set(client.nthreads())
+    assert len(client.nthreads()) == 2
 
 
 def test_evaluate_selection_over_data_sets(client):
