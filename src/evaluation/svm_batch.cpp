@@ -83,7 +83,7 @@ private:
         for (std::size_t q = 0; q < train.size(); ++q) {
             if (!active.empty() && !active[q]) continue;
             const Vector start = warm != nullptr ? Vector(warm->col(Index(q))) : Vector();
-            out[q] = backend_.smo().solve(options_.svm.kernel,
+            out[q] = solve_on_demand_dual(backend_, options_.svm.kernel,
                                           backend_.select_rows(batch_.blocks.train, train[q]),
                                           Y.col(Index(q)), smo, warm != nullptr ? &start : nullptr);
         }

@@ -73,7 +73,7 @@ SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions
         const DeviceMatrix K = backend.kernel_matrix(options.kernel, X, X);
         result.smo = detail::solve_dense_dual(backend, K, data.y, options.smo);
     } else {
-        result.smo = backend.smo().solve(options.kernel, X, data.y, options.smo);
+        result.smo = detail::solve_on_demand_dual(backend, options.kernel, X, data.y, options.smo);
     }
 
     result.model = svm_model_from_dual(data, options.kernel, result.smo);

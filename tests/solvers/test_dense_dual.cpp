@@ -11,6 +11,7 @@
 #include "support/backends.hpp"
 #include "support/matrix_checks.hpp"
 #include "support/random.hpp"
+#include "zeronorm/solvers/svm.hpp"
 #include "zeronorm/core/error.hpp"
 
 namespace zeronorm {
@@ -280,6 +281,29 @@ TEST_P(DenseDual, NewtonFinishSolvesSingularSystems) {
     EXPECT_GE(finished, P / 2);
 }
 
+// n points with d raw microarray-like features (values near 1e3, the first one telling the
+// classes apart only in part), a third of them in class -1.
+Dataset raw_feature_problem(std::mt19937_64& rng, Index n, Index d) {
+    std::normal_distribution<double> normal;
+    Dataset data;
+    data.X.resize(n, d);
+    data.y.resize(n);
+    for (Index i = 0; i < n; ++i) {
+        data.y[i] = i % 3 == 0 ? -1.0 : 1.0;
+        for (Index j = 0; j < d; ++j)
+            data.X(i, j) =
+                std::abs(1000.0 + 400.0 * normal(rng) + (j == 0 ? 300.0 * data.y[i] : 0.0));
+    }
+    return data;
+}
+
+// The primal objective 1/2 |w|^2 + C sum of hinges of the linear SVM of the dual beta (bias b).
+double linear_primal(const Dataset& data, const Vector& beta, double b, double C) {
+    const Vector w = data.X.transpose() * beta.cwiseProduct(data.y);
+    const Vector margins = data.y.array() * ((data.X * w).array() + b);
+    return 0.5 * w.squaredNorm() + C * (1.0 - margins.array()).cwiseMax(0.0).sum();
+}
+
 // A linear kernel on a few raw microarray-like features (values near 1e3, one of them telling
 // the classes apart only in part) with C = 100: SMO's steps barely move the objective (LIBSVM
 // takes over 10^8 of them on colon's gene 249, and stops far from the optimum). The coarse SMO
@@ -289,20 +313,10 @@ TEST_P(DenseDual, StalledSmoIsFinishedByTheActiveSet) {
     ZN_BACKEND_OR_SKIP(backend, GetParam());
     ZN_SEED_TRACE();
     std::mt19937_64 rng(testing::test_seed() + 11);
-    std::normal_distribution<double> normal;
     int stalled = 0;
     for (const Index d : {1, 1, 2, 3}) {
         SCOPED_TRACE("d " + std::to_string(d));
-        const Index n = 60;
-        Dataset data;
-        data.X.resize(n, d);
-        data.y.resize(n);
-        for (Index i = 0; i < n; ++i) {
-            data.y[i] = i % 3 == 0 ? -1.0 : 1.0;
-            for (Index j = 0; j < d; ++j)
-                data.X(i, j) = std::abs(1000.0 + 400.0 * normal(rng) +
-                                        (j == 0 ? 300.0 * data.y[i] : 0.0));
-        }
+        const Dataset data = raw_feature_problem(rng, 60, d);
         const DeviceMatrix X = backend->upload(data.X);
         const DeviceMatrix K = backend->kernel_matrix(KernelSpec{}, X, X);
         const reference::Dual dual =
@@ -321,14 +335,49 @@ TEST_P(DenseDual, StalledSmoIsFinishedByTheActiveSet) {
             if (tolerance > 1e-6) continue;
             // At 1e-6: the optimum, certified by the primal objective of (w, b) equal to minus
             // the dual one (weak duality bounds every primal value below by it).
-            const Vector w = data.X.transpose() * r.beta.cwiseProduct(data.y);
-            const Vector margins = data.y.array() * ((data.X * w).array() + r.bias);
-            const double primal =
-                0.5 * w.squaredNorm() + options.C * (1.0 - margins.array()).cwiseMax(0.0).sum();
-            EXPECT_NEAR(primal, -r.objective, 1e-6 * std::abs(r.objective));
+            EXPECT_NEAR(linear_primal(data, r.beta, r.bias, options.C), -r.objective,
+                        1e-6 * std::abs(r.objective));
         }
     }
     EXPECT_GE(stalled, 4) << "the case this test is about";
+}
+
+// The same problems above the Newton finish's size (n = 1100: SMO alone, within the stall
+// budget of 100 n steps first) and with kernel columns computed on demand (a kernel matrix over
+// max_kernel_mb): the stalled SMO goes to the active set there too, which ends at the optimum.
+TEST_P(DenseDual, StalledSmoWithoutNewtonFinishOrKernelMatrixIsFinishedByTheActiveSet) {
+    ZN_BACKEND_OR_SKIP(backend, GetParam());
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed() + 13);
+    int stalled = 0;
+    for (const Index d : {1, 3}) {
+        SCOPED_TRACE("d " + std::to_string(d));
+        SmoOptions options;
+        options.C = 100.0;
+        options.tolerance = 1e-6;
+        const auto check = [&](const Dataset& data, const SmoResult& r, std::int64_t budget) {
+            ASSERT_EQ(r.status, Status::Success);
+            EXPECT_LE(r.iterations, 2 * budget) << "the active set, not SMO, should finish";
+            stalled += r.iterations >= budget;
+            EXPECT_NEAR(linear_primal(data, r.beta, r.bias, options.C), -r.objective,
+                        1e-6 * std::abs(r.objective));
+        };
+        {
+            const Dataset data = raw_feature_problem(rng, 1100, d);
+            const DeviceMatrix X = backend->upload(data.X);
+            const DeviceMatrix K = backend->kernel_matrix(KernelSpec{}, X, X);
+            check(data, detail::solve_dense_dual(*backend, K, data.y, options), 110'000);
+        }
+        {
+            const Dataset data = raw_feature_problem(rng, 300, d);
+            SvmOptions svm;
+            svm.kernel = KernelSpec{};
+            svm.smo = options;
+            svm.max_kernel_mb = 0.1;  // 300^2 doubles are 0.69 MiB: columns on demand
+            check(data, train_svm(*backend, data, svm).smo, 100'000);
+        }
+    }
+    EXPECT_GE(stalled, 3) << "the case this test is about";
 }
 
 // active_set_solve alone, from the cold start and from a feasible point, on well-conditioned
