@@ -219,7 +219,12 @@ SmoResult active_set_solve_on_columns(const KernelColumnSource& kernel_columns, 
     const double work_budget = 20.0 * scale * scale * scale + 1e6;
     double work = 0.0;
     const std::int64_t max_steps = 10 * std::int64_t(n) + 100;
+    const bool recompute_each_step = n <= kMaxNewtonSize;
     for (std::int64_t step = 0; step < max_steps; ++step) {
+        // Up to kMaxNewtonSize the gradient is recomputed at every step (as cheap as the step
+        // there): on degenerate faces (duplicate points, singular Q_FF) differences of 1e-14
+        // in it can make the releases cycle.
+        if (recompute_each_step) refresh();
         IndexVector free;
         for (Index i = 0; i < n; ++i)
             if (side[std::size_t(i)] == Side::Free) free.push_back(i);
@@ -301,11 +306,8 @@ SmoResult active_set_solve_on_columns(const KernelColumnSource& kernel_columns, 
             }
             return released;
         };
-        Index released = most_wrong();
-        if (released < 0) {
-            refresh();
-            released = most_wrong();
-        }
+        refresh();  // (a release decided on a drifted gradient can start a cycle)
+        const Index released = most_wrong();
         if (released < 0) return result(Status::Success, step + 1);
         side[std::size_t(released)] = Side::Free;
     }
