@@ -230,17 +230,11 @@ SmoResult active_set_solve_on_columns(const KernelColumnSource& kernel_columns, 
             if (side[std::size_t(i)] == Side::Free) free.push_back(i);
         const Index m = Index(free.size());
         if (m == 0) {  // the equality constraint pins a lone variable: release the worst pair
-            auto pair = smo_detail::maximal_violating_pair(beta, g, y, C);
-            const auto violated = [&] {
-                const auto [up, low] = pair;
-                return up >= 0 && low >= 0 && -y[up] * g[up] + y[low] * g[low] > options.tolerance;
-            };
-            if (!violated()) {
-                refresh();
-                pair = smo_detail::maximal_violating_pair(beta, g, y, C);
-                if (!violated()) return result(Status::Success, step);
-            }
-            side[std::size_t(pair.first)] = side[std::size_t(pair.second)] = Side::Free;
+            refresh();
+            const auto [up, low] = smo_detail::maximal_violating_pair(beta, g, y, C);
+            if (up < 0 || low < 0 || -y[up] * g[up] + y[low] * g[low] <= options.tolerance)
+                return result(Status::Success, step);
+            side[std::size_t(up)] = side[std::size_t(low)] = Side::Free;
             continue;
         }
         work += double(m + 1) * double(m + 1) * double(m + 1);
@@ -403,7 +397,7 @@ std::vector<SmoResult> smo_with_stall_check(Backend& backend, const DeviceMatrix
     SmoOptions first = options;
     first.max_iterations = stall_steps(n);
     std::vector<SmoResult> results = smo.solve_batch(K, Y, first, warm_start, active, terms);
-    std::vector<char> stalled(static_cast<std::size_t>(P), 0);
+    std::vector<char> stalled(static_cast<std::size_t>(P), 0), open(static_cast<std::size_t>(P), 0);
     std::vector<std::int64_t> iterations(static_cast<std::size_t>(P), 0);
     Matrix beta = Matrix::Zero(n, P);
     for (Index p = 0; p < P; ++p) {
@@ -411,10 +405,10 @@ std::vector<SmoResult> smo_with_stall_check(Backend& backend, const DeviceMatrix
         if ((!active.empty() && !active[std::size_t(p)]) || r.status != Status::NoConvergence)
             continue;
         stalled[std::size_t(p)] = worth_an_active_set(r, options.C);
+        open[std::size_t(p)] = 1;  // on to SMO with the whole cap unless the active set ends it
         iterations[std::size_t(p)] = r.iterations;
         beta.col(p) = r.beta;
     }
-    std::vector<char> open = stalled;
     finish_stalled(backend, K, Y, options, terms, stalled, beta, iterations, results, open);
     finish_by_smo(smo, K, Y, options, terms, &beta, iterations, results, open);
     return results;
@@ -496,21 +490,19 @@ SmoResult solve_on_demand_dual(Backend& backend, const KernelSpec& spec, const D
         return smo.solve(spec, X, y, options, warm_start);
     SmoOptions first = options;
     first.max_iterations = stall_steps(n);
-    SmoResult r = smo.solve(spec, X, y, first, warm_start);
-    if (r.status != Status::NoConvergence || !worth_an_active_set(r, options.C)) {
-        if (r.status != Status::NoConvergence) return r;
-        SmoResult tail = smo.solve(spec, X, y, options, &r.beta);
-        tail.iterations += r.iterations;
-        return tail;
+    SmoResult last = smo.solve(spec, X, y, first, warm_start);
+    if (last.status != Status::NoConvergence) return last;
+    if (worth_an_active_set(last, options.C)) {
+        const auto columns = [&](const IndexVector& cols) {
+            return backend.download(backend.kernel_matrix(spec, X, backend.select_rows(X, cols)));
+        };
+        SmoResult finished = active_set_solve_on_columns(columns, y, options, last.beta);
+        finished.iterations += last.iterations;
+        if (finished.status == Status::Success) return finished;
+        last = std::move(finished);
     }
-    const auto columns = [&](const IndexVector& cols) {
-        return backend.download(backend.kernel_matrix(spec, X, backend.select_rows(X, cols)));
-    };
-    SmoResult finished = active_set_solve_on_columns(columns, y, options, r.beta);
-    finished.iterations += r.iterations;
-    if (finished.status == Status::Success) return finished;
-    SmoResult tail = smo.solve(spec, X, y, options, &finished.beta);
-    tail.iterations += finished.iterations;
+    SmoResult tail = smo.solve(spec, X, y, options, &last.beta);
+    tail.iterations += last.iterations;
     return tail;
 }
 

@@ -8,9 +8,8 @@
 //   Q_FF beta_F + nu y_F = 1 - C Q_FU 1,   y_F' beta_F = -C y_U' 1.
 // solve_dense_dual runs SMO to a coarse gap (1e-1, then 1e-3, each only when coarser than the
 // requested tolerance; at 1e-1 or above, or for n > 1000, it is SMO alone), solves that
-// system, and accepts
-// the result only if it is strictly inside the box and its own KKT gap (from the full gradient)
-// meets the requested tolerance; otherwise SMO continues from the coarse point to the requested
+// system, and accepts the result only if it is strictly inside the box and its own KKT gap
+// (from the full gradient) meets the requested tolerance; otherwise SMO continues from the coarse point to the requested
 // tolerance, so the answer is never worse than plain SMO's. A coarse stage that has not met its
 // gap after max(10^5, 100 n) steps has stalled (badly conditioned: a linear kernel on a few raw
 // features with a large C); such a problem goes to active_set_solve, and to the final SMO
