@@ -90,14 +90,35 @@ void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::stri
     // 2 x.x'), which overflow as the linear kernel does; chi2 sums bounded terms.
     const bool gaussian = spec.type == KernelType::Rbf || spec.type == KernelType::WeightedRbf;
     const bool weighted = spec.type == KernelType::WeightedRbf;
-    if (spec.type == KernelType::Chi2 || X.size() == 0 || !detail::all_finite(X)) return;
+    if (spec.type == KernelType::Chi2 || X.size() == 0) return;
     if (weighted && spec.theta.size() != X.cols()) return;  // KernelSpec::validate says so
-    const double largest = X.cwiseAbs().maxCoeff();  // vectorised; its place only for the error
-    if (largest == 0.0) return;
+    // One vectorised pass; NaN propagates, so non-finite data (reported by the data checks, not
+    // here) fail the test below and return.
+    const double largest = X.cwiseAbs().template maxCoeff<Eigen::PropagateNaN>();
+    if (!std::isfinite(largest) || largest == 0.0) return;
     // |k(x, x')| <= k-bound of the largest |x|^2 (Cauchy-Schwarz), in long double so that the
-    // bound itself does not overflow; |x|^2 from X / largest, which cannot (summed column by
-    // column, the order of X's storage, without a scaled copy).
+    // bound itself does not overflow.
     using Wide = long double;
+    const auto kernel_bound = [&spec](Wide norm2) {
+        if (spec.type == KernelType::Polynomial)
+            return std::pow(Wide(spec.gamma) * norm2 + std::fabs(spec.coef0), spec.degree);
+        if (spec.type == KernelType::SumOfPowers) {
+            Wide sum = 0;
+            for (int t = 1; t <= spec.degree; ++t) sum += std::pow(norm2, t);
+            return sum;
+        }
+        return norm2;
+    };
+    // The solver adds up to n kernel values, each times dual variables that may exceed 1; a
+    // Gaussian kernel's values are at most 1, but its distances sum four norms' worth.
+    const Wide limit =
+        gaussian ? Wide(DBL_MAX) / 4.0L : Wide(DBL_MAX) / (16.0L * Wide(X.rows() + 1));
+    // Every |x|^2 is at most largest^2 times the sum of the weights: data of a sensible scale
+    // pass on that alone, without a pass for the rows' norms.
+    const Wide weight_sum = weighted ? Wide(spec.theta.sum()) : Wide(X.cols());
+    if (kernel_bound(Wide(largest) * largest * weight_sum) <= limit) return;
+    // Else the rows' |x|^2 from X / largest, which cannot overflow (summed column by column, the
+    // order of X's storage, without a scaled copy).
     const Vector weights = weighted ? spec.theta : Vector::Ones(X.cols());
     Vector row_norm2 = Vector::Zero(X.rows());
     for (Index j = 0; j < X.cols(); ++j)
@@ -105,18 +126,7 @@ void check_kernel_range(const KernelSpec& spec, const Matrix& X, const std::stri
     double largest_row_norm2 = 0.0;  // (a loop: GCC 12 warns of a null read in maxCoeff here)
     for (Index i = 0; i < row_norm2.size(); ++i)
         largest_row_norm2 = std::max(largest_row_norm2, row_norm2[i]);
-    const Wide norm2 = Wide(largest) * largest * largest_row_norm2;
-    Wide bound = norm2;
-    if (spec.type == KernelType::Polynomial) {
-        bound = std::pow(Wide(spec.gamma) * norm2 + std::fabs(spec.coef0), spec.degree);
-    } else if (spec.type == KernelType::SumOfPowers) {
-        bound = 0;
-        for (int t = 1; t <= spec.degree; ++t) bound += std::pow(norm2, t);
-    }
-    // The solver adds up to n kernel values, each times dual variables that may exceed 1; a
-    // Gaussian kernel's values are at most 1, but its distances sum four norms' worth.
-    const Wide limit =
-        gaussian ? Wide(DBL_MAX) / 4.0L : Wide(DBL_MAX) / (16.0L * Wide(X.rows() + 1));
+    const Wide bound = kernel_bound(Wide(largest) * largest * largest_row_norm2);
     if (bound <= limit) return;
     Index row = 0, col = 0;
     X.cwiseAbs().maxCoeff(&row, &col);

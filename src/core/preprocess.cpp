@@ -1,10 +1,12 @@
 #include "zeronorm/core/preprocess.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
 #include "core/all_finite.hpp"
 #include "core/scalar_rules.hpp"
+#include "core/split_rows.hpp"
 #include "zeronorm/core/error.hpp"
 
 namespace zeronorm {
@@ -58,6 +60,45 @@ Standardizer Standardizer::fit(const Eigen::Ref<const Matrix>& X) {
     return s;
 }
 
+namespace detail {
+
+SplitRows split_rows(const Matrix& X, const IndexVector& train, const IndexVector& test,
+                     bool standardize) {
+    ZN_EXPECTS(!standardize || !train.empty(), "split_rows: no training rows to standardise with");
+    const Index d = X.cols();
+    const Index n_train = Index(train.size()), n_test = Index(test.size());
+    SplitRows out{Matrix(n_train, d), Matrix(n_test, d)};
+    constexpr int lanes = 8;  // as in Standardizer::fit
+    double mean[lanes], scale[lanes];
+    for (Index j = 0; j < d; j += lanes) {
+        const Index width = std::min<Index>(lanes, d - j);
+        for (Index c = j; c < j + width; ++c) {
+            const double* from = X.col(c).data();
+            double* to_train = out.train.col(c).data();
+            double* to_test = out.test.col(c).data();
+            for (Index i = 0; i < n_train; ++i) to_train[i] = from[train[std::size_t(i)]];
+            for (Index i = 0; i < n_test; ++i) to_test[i] = from[test[std::size_t(i)]];
+        }
+        if (!standardize) continue;
+        const double* first = out.train.col(j).data();
+        if (width == lanes) {
+            rules::mean_and_scale_of<lanes>(
+                [first, n_train](std::int64_t i, int c) { return first[c * n_train + i]; },
+                n_train, mean, scale);
+        } else {
+            for (Index c = 0; c < width; ++c)
+                mean_and_scale(out.train.col(j + c), mean[c], scale[c]);
+        }
+        for (Index c = 0; c < width; ++c) {  // Standardizer::transform_in_place's operations
+            out.train.col(j + c) = (out.train.col(j + c).array() - mean[c]) / scale[c];
+            out.test.col(j + c) = (out.test.col(j + c).array() - mean[c]) / scale[c];
+        }
+    }
+    return out;
+}
+
+}  // namespace detail
+
 Matrix Standardizer::transform(const Eigen::Ref<const Matrix>& X) const {
     Matrix out = X;
     transform_in_place(out);
@@ -66,7 +107,9 @@ Matrix Standardizer::transform(const Eigen::Ref<const Matrix>& X) const {
 
 void Standardizer::transform_in_place(Eigen::Ref<Matrix> X) const {
     check_transform_shape(*this, X.cols());
-    X = ((X.rowwise() - mean.transpose()).array().rowwise() / scale.transpose().array()).matrix();
+    // Column by column: contiguous, vectorised (a broadcast row vector over a column-major
+    // matrix is not); the same operations, so the same values.
+    for (Index j = 0; j < X.cols(); ++j) X.col(j) = (X.col(j).array() - mean[j]) / scale[j];
 }
 
 Matrix standardize_rows(const Matrix& X) {

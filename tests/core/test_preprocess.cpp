@@ -2,11 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 
+#include "core/split_rows.hpp"
 #include "support/matrix_checks.hpp"
+#include "support/random.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/preprocess.hpp"
 #include "zeronorm/io/io.hpp"
@@ -99,6 +103,39 @@ TEST(PreprocessStandardizer, BlocksOfALargerMatrixAreStandardizedInPlace) {
     EXPECT_EQ(big, before);
     expect_throw_with<zeronorm::DimensionMismatch>(
         [&] { s.transform_in_place(big.leftCols(18)); }, {"18 columns", "19"});
+}
+
+// A split's rows gathered and standardised in one pass (the per-split evaluations): the same
+// values, bit for bit, as a row subset, Standardizer::fit on its training rows and the two
+// transforms; column counts around the eight-column blocks, a constant column, shuffled rows.
+TEST(PreprocessSplitRows, SameBitsAsSubsetFitAndTransform) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(zeronorm::testing::test_seed());
+    for (const Index d : {1, 7, 8, 9, 23, 64}) {
+        const Index n = 5 + Index(rng() % 40);
+        Matrix X = zeronorm::testing::random_matrix(n, d, rng, -50.0, 50.0);
+        X.col(d / 2).setConstant(3.25);
+        std::vector<Index> order(static_cast<std::size_t>(n));
+        std::iota(order.begin(), order.end(), Index(0));
+        std::shuffle(order.begin(), order.end(), rng);
+        const std::size_t n_train = 1 + rng() % std::size_t(n - 1);
+        const zeronorm::IndexVector train(order.begin(), order.begin() + std::ptrdiff_t(n_train));
+        const zeronorm::IndexVector test(order.begin() + std::ptrdiff_t(n_train), order.end());
+        const Matrix X_train = X(train, Eigen::all), X_test = X(test, Eigen::all);
+        for (const bool standardize : {false, true}) {
+            SCOPED_TRACE("d = " + std::to_string(d) + ", standardize = " +
+                         std::to_string(standardize));
+            const auto rows = zeronorm::detail::split_rows(X, train, test, standardize);
+            if (!standardize) {
+                EXPECT_TRUE(exactly_equal(rows.train, X_train));
+                EXPECT_TRUE(exactly_equal(rows.test, X_test));
+                continue;
+            }
+            const auto s = zeronorm::Standardizer::fit(X_train);
+            EXPECT_TRUE(exactly_equal(rows.train, s.transform(X_train)));
+            EXPECT_TRUE(exactly_equal(rows.test, s.transform(X_test)));
+        }
+    }
 }
 
 TEST(PreprocessStandardizer, Errors) {
