@@ -140,6 +140,29 @@ TEST_P(Svm, ValuesTooLargeForTheGaussianKernelsAreNamed) {
     }
 }
 
+// The range check passes most data on the largest |x| alone (largest^2 d bounds every |x|^2);
+// where that bound is over the limit, the rows' own norms decide: one huge entry per row is in
+// range, two in one row are not.
+TEST(KernelRange, TheRowsNormsDecideWhereTheLargestEntryAloneWouldNot) {
+    Matrix X = Matrix::Ones(4, 1000);
+    X(0, 3) = 1e152;  // largest^2 d = 1e307 > DBL_MAX / (16 (n + 1)) = 2.2e306
+    X(2, 7) = -1e152;
+    EXPECT_NO_THROW(check_kernel_range(KernelSpec(), X, "test"));
+    X(2, 9) = 2e152;  // row 2: |x|^2 = 5e304 ...
+    EXPECT_NO_THROW(check_kernel_range(KernelSpec(), X, "test"));
+    X(2, 11) = 3e153;  // ... and now 9e306, over the limit
+    try {
+        check_kernel_range(KernelSpec(), X, "test");
+        ADD_FAILURE() << "expected NumericalError";
+    } catch (const NumericalError& e) {
+        EXPECT_NE(std::string(e.what()).find("the largest |x| is 3e+153 (row 2, column 11"),
+                  std::string::npos)
+            << e.what();
+    }
+    X(1, 1) = std::nan("");  // non-finite data are the data checks' to report
+    EXPECT_NO_THROW(check_kernel_range(KernelSpec(), X, "test"));
+}
+
 ZN_INSTANTIATE_FOR_BACKENDS(Svm);
 
 }  // namespace
