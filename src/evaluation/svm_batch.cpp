@@ -276,12 +276,14 @@ SvmSplitEvaluation evaluate_svm_split_batched(Backend& backend, const Dataset& d
     // Only the split's rows go to the backend: its training rows, then its test rows.
     IndexVector rows = split.train;
     rows.insert(rows.end(), split.test.begin(), split.test.end());
-    const Dataset local = data.subset(rows);
+    // (The rows alone, without the feature names.)
+    const Matrix local_X = data.X(rows, Eigen::all);
+    const Vector local_y = data.y(rows);
     Fold fold;
     for (Index i = 0; i < Index(rows.size()); ++i)
         (i < Index(split.train.size()) ? fold.train : fold.test).push_back(i);
     SvmBatchPhaseSeconds phases;
-    return std::move(ChunkRun(backend, backend.upload(local.X), local.y, {fold}, 0, 1, seed,
+    return std::move(ChunkRun(backend, backend.upload(local_X), local_y, {fold}, 0, 1, seed,
                               options, phases)
                          .run()
                          .front());
