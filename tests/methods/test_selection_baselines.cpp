@@ -2,10 +2,12 @@
 // front end: parsing, option and label validation (every path, with its message).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <random>
 
 #include "methods/selection_common.hpp"
@@ -29,14 +31,27 @@ TEST(SelectionOrders, FirstRIsThePrefixOfTheStableDescendingOrder) {
     std::mt19937_64 rng(testing::test_seed() + 41);
     std::uniform_int_distribution<int> level(0, 6);  // many ties
     for (const Index size : {0, 1, 7, 300}) {
-        Vector values(size);
-        for (Index j = 0; j < size; ++j) values[j] = level(rng) == 0 ? 0.0 : 0.25 * level(rng);
-        const IndexVector order = detail::order_descending(values);
-        for (const Index r : {Index(0), Index(1), size / 3, size - 1, size, size + 2}) {
-            if (r < 0) continue;
-            const IndexVector first = detail::order_descending_first(values, r);
-            const IndexVector prefix(order.begin(), order.begin() + std::min(r, size));
-            EXPECT_EQ(first, prefix) << "size " << size << ", r " << r;
+        for (const bool nans : {false, true}) {
+            Vector values(size);
+            for (Index j = 0; j < size; ++j) {
+                const int l = level(rng);
+                values[j] = l == 0 ? 0.0 : nans && l == 6 ? std::nan("") : 0.25 * level(rng);
+            }
+            // The reference: every index sorted by the comparator itself.
+            IndexVector reference(static_cast<std::size_t>(size));
+            std::iota(reference.begin(), reference.end(), Index(0));
+            std::sort(reference.begin(), reference.end(), detail::DescendingOrder{values});
+            const IndexVector order = detail::order_descending(values);
+            EXPECT_EQ(order, reference) << "size " << size;
+            for (const Index r : {Index(0), Index(1), size / 3, size - 1, size, size + 2}) {
+                if (r < 0) continue;
+                const IndexVector first = detail::order_descending_first(values, r);
+                const IndexVector prefix(order.begin(), order.begin() + std::min(r, size));
+                EXPECT_EQ(first, prefix) << "size " << size << ", r " << r;
+                const IndexVector from = detail::order_descending_from(values, r);
+                const IndexVector suffix(order.begin() + std::min(r, size), order.end());
+                EXPECT_EQ(from, suffix) << "size " << size << ", from " << r;
+            }
         }
     }
     // NaNs come last, among themselves by index.
