@@ -527,6 +527,36 @@ TEST(QuadraticFsv, SelectsTheFeaturesOfAProductAndBoundsTheirMonomials) {
     EXPECT_LE(wrong, 6);
 }
 
+// The first DCA step's LP has one optimal value whatever simplex solves it (its vertex may
+// differ where the LP is degenerate, so only that step is compared); and quadratic_lp, not
+// lp, is the options the quadratic LPs run under.
+TEST(QuadraticFsv, EverySimplexMethodReachesTheFirstStepsOptimum) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Dataset data = random_two_class(50, 6, rng);
+    DcOptions o;
+    o.lambda = 0.1;
+    ASSERT_EQ(o.quadratic_lp.method, LpMethod::Primal);  // the documented default
+    std::vector<double> first;
+    for (const LpMethod m : {LpMethod::Primal, LpMethod::Dual, LpMethod::Automatic}) {
+        o.quadratic_lp.method = m;
+        const DcResult r = train_quadratic_fsv(data.X, data.y, o);
+        ASSERT_TRUE(r.converged()) << r.message;
+        ASSERT_FALSE(r.trace.empty());
+        expect_non_increasing(r, 1e-6);
+        first.push_back(r.trace.front().objective);
+    }
+    for (std::size_t k = 1; k < first.size(); ++k)
+        EXPECT_NEAR(first[k], first[0], 1e-6 * (1.0 + std::abs(first[0]))) << k;
+
+    o.quadratic_lp = LpOptions{};
+    o.quadratic_lp.max_iterations = -3;
+    EXPECT_THROW(train_quadratic_fsv(data.X, data.y, o), InvalidArgument);
+    o.quadratic_lp = LpOptions{};
+    o.lp.max_iterations = -3;  // lp is validated too, though quadratic FSV does not use it
+    EXPECT_THROW(train_quadratic_fsv(data.X, data.y, o), InvalidArgument);
+}
+
 TEST(QuadraticFsv, TooManyMonomialsAreRefusedWithTheSize) {
     std::mt19937_64 rng(test_seed());
     const Dataset data = sparse_problem(20, 40, rng);

@@ -34,6 +34,7 @@ void DcOptions::validate() const {
     ZN_EXPECTS(quadratic_max_monomials >= 1,
                "quadratic_max_monomials must be >= 1, got " << quadratic_max_monomials);
     lp.validate();
+    quadratic_lp.validate();
 }
 
 IndexVector ranked_support(const Vector& w, double threshold) {
@@ -417,11 +418,11 @@ std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
         for (const std::size_t p : active) {
             DcResult& r = rs[p];
             costs[p] = lp_feature_costs(V.col(Index(p)), options.alpha, lambdas[p],
-                                        (1.0 - lambdas[p]) / double(n), options.lp);
+                                        (1.0 - lambdas[p]) / double(n), options.quadratic_lp);
             lp.c = Vector::Zero(v0 + d);
             lp.c.segment(xi0, n).setConstant((1.0 - lambdas[p]) / double(n));
             lp.c.tail(d) = costs[p];
-            const LpResult sol = solve_lp(lp, options.lp, bases.start(p));
+            const LpResult sol = solve_lp(lp, options.quadratic_lp, bases.start(p));
             r.inner_iterations += sol.iterations;
             bases.keep(p, sol.basis);
             if (!sol.optimal()) {
