@@ -549,6 +549,19 @@ TEST(QuadraticFsv, EverySimplexMethodReachesTheFirstStepsOptimum) {
     for (std::size_t k = 1; k < first.size(); ++k)
         EXPECT_NEAR(first[k], first[0], 1e-6 * (1.0 + std::abs(first[0]))) << k;
 
+    // A pivot cap of 1 on lp leaves quadratic FSV as it was; on quadratic_lp it stops the LP.
+    o.quadratic_lp = LpOptions{};
+    o.lp.max_iterations = 1;
+    const DcResult capped_lp = train_quadratic_fsv(data.X, data.y, o);
+    ASSERT_TRUE(capped_lp.converged()) << capped_lp.message;
+    EXPECT_NEAR(capped_lp.trace.front().objective, first[0], 1e-6 * (1.0 + std::abs(first[0])));
+    o.lp = LpOptions::with_method(LpMethod::Dual);
+    o.quadratic_lp.max_iterations = 1;
+    const DcResult capped_quadratic = train_quadratic_fsv(data.X, data.y, o);
+    EXPECT_FALSE(capped_quadratic.converged());
+    EXPECT_NE(capped_quadratic.message.find("linearised LP failed"), std::string::npos)
+        << capped_quadratic.message;
+
     o.quadratic_lp = LpOptions{};
     o.quadratic_lp.max_iterations = -3;
     EXPECT_THROW(train_quadratic_fsv(data.X, data.y, o), InvalidArgument);

@@ -61,8 +61,8 @@ struct DcOptions {
     std::int64_t max_inner_iterations = 200000;  // SMO pair steps per solve
     LpOptions lp = LpOptions::with_method(LpMethod::Dual);  // FSV's LPs (L1SvmOptions::lp)
     // Quadratic FSV's LP (a cold solve starts its grid; the later steps resume from an optimal
-    // basis by the primal simplex whatever the method). Primal by default: its all-slack start
-    // (w = 0, v = 0, xi = 1) is feasible, and the first LP took 28 s by the primal simplex
+    // basis by the primal simplex whatever the method). Primal by default: a feasible point is
+    // at hand (w = 0, v = 0, xi = 1), and the first LP took 28 s by the primal simplex
     // against 90 s by the dual and 84 s by CLP's automatic choice on sonar (208 x 60: 1890
     // monomials, 7528 rows), 5.0 / 9.5 / 11.2 s on ionosphere, half the time on pima and bcw.
     LpOptions quadratic_lp = LpOptions::with_method(LpMethod::Primal);
