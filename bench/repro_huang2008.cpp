@@ -12,9 +12,10 @@
 // Usage: repro_huang2008 [--data-dir DIR] [--runs N] [--seed S] [--backend cpu|cuda]
 //                        [--csv FILE] [--subsets FILE]
 //        repro_huang2008 --speed [--reps R] [--twonorm-n N] [--data-dir DIR] [--backend cpu|cuda]
-// --subsets writes the Table 1 training subsets (one line per run: the 0-based rows of
-// ripley_train.csv, comma-separated), so that a peer (bench/peers/rvm_peer.py) trains on exactly
-// the same 20 subsets.
+// --subsets writes the training subsets of Tables 1 and 2, one line per noise level and run:
+// `noise;rows;flipped`, the 0-based rows of ripley_train.csv and those of them whose labels were
+// flipped, comma-separated (flipped empty at noise 0), so that a peer (bench/peers/rvm_peer.py)
+// trains on exactly the same subsets and labels.
 // --speed times training only (no tables): per-fit seconds of the L0-norm SVM (exact, paper
 // settings: C_xi = 1, C_alpha = 0.2) and of train_svm (C = 1) on the same data, median and
 // minimum over R repetitions (default 5), wall clock and process CPU time (run with
@@ -306,19 +307,23 @@ int main(int argc, char** argv) {
                 IndexVector order(static_cast<std::size_t>(train.n_samples()));
                 std::iota(order.begin(), order.end(), Index(0));
                 Dataset subset;
+                IndexVector rows(static_cast<std::size_t>(subset_size));
+                const Index flips = Index(std::lround(noise * double(subset_size)));
                 for (;;) {  // redraw in the (unlikely) case a subset holds one class only
                     std::shuffle(order.begin(), order.end(), rng);
                     subset = train.subset(IndexVector(order.begin(), order.begin() + subset_size));
-                    const Index flips = Index(std::lround(noise * double(subset_size)));
-                    IndexVector rows(static_cast<std::size_t>(subset_size));
                     std::iota(rows.begin(), rows.end(), Index(0));
                     std::shuffle(rows.begin(), rows.end(), rng);
                     for (Index k = 0; k < flips; ++k) subset.y[rows[std::size_t(k)]] *= -1.0;
                     if (subset.is_binary()) break;
                 }
-                if (level == 0 && subsets_out) {
+                if (subsets_out) {
+                    subsets_out << noise << ";";
                     for (Index k = 0; k < subset_size; ++k)
                         subsets_out << (k ? "," : "") << order[std::size_t(k)];
+                    subsets_out << ";";
+                    for (Index k = 0; k < flips; ++k)
+                        subsets_out << (k ? "," : "") << order[std::size_t(rows[std::size_t(k)])];
                     subsets_out << "\n";
                 }
 
