@@ -324,6 +324,18 @@ nb::dict evaluate(const InMatrix& X, const InVector& y, const nb::dict& options,
     out["failed_classifiers"] = owning_array(std::move(failed), {n_counts});
     out["split_errors"] = matrix_out(std::move(errors));
     out["selected"] = selected;
+    nb::list frequencies;  // stability selection, per count: (features, fractions), most frequent first
+    for (size_t c = 0; c < n_counts; ++c) {
+        const std::vector<FeatureFrequency> chosen = selection_frequencies(r, c);
+        IndexVector features;
+        Vector fractions(Index(chosen.size()));
+        for (size_t k = 0; k < chosen.size(); ++k) {
+            features.push_back(chosen[k].feature);
+            fractions(Index(k)) = chosen[k].frequency;
+        }
+        frequencies.append(nb::make_tuple(indices_out(features), vector_out(std::move(fractions))));
+    }
+    out["frequencies"] = frequencies;
     out["status"] = to_string(r.status);
     out["seconds"] = r.seconds;
     return out;

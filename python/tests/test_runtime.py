@@ -73,6 +73,17 @@ def test_evaluate_selection():
     np.testing.assert_allclose(r.mean_error, r.split_errors.mean(axis=0))
     assert len(r.selected) == 6 and all(len(s[1]) == 3 for s in r.selected)
     assert r.mean_error[1] <= 0.2
+    # Stability selection: each count's fractions are the splits' choices counted, most frequent
+    # first, and sum to the count (every split chose that many columns).
+    assert len(r.frequencies) == 2
+    for c, count in enumerate(r.feature_counts):
+        features, fractions = r.frequencies[c]
+        tally = np.bincount(np.concatenate([s[c] for s in r.selected]), minlength=X.shape[1])
+        chosen = np.flatnonzero(tally)
+        assert sorted(features) == list(chosen)
+        np.testing.assert_allclose(fractions, tally[features] / 6)
+        assert np.all(np.diff(fractions) <= 0)
+        assert abs(fractions.sum() - count) < 1e-12
     # The same seed gives the same splits; an estimator instance gives its method and options.
     again = zn.evaluate_selection(X, y, method=zn.AROM(ridge=1e-3), feature_counts=[20, 3],
                                   n_splits=6, train_size=45, random_state=3)

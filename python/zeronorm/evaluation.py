@@ -20,7 +20,10 @@ class SelectionEvaluation:
     ``feature_counts[c]`` over the splits whose final classifier trained
     (``failed_classifiers[c]`` left out); ``split_errors`` (n_splits, n_counts), NaN where that
     classifier failed; ``selected[s][c]`` the column indices split s chose for count c, best
-    first; ``status`` "success" when every split's selection converged.
+    first; ``frequencies[c]`` stability selection (Meinshausen & Buehlmann 2010) for count c: a
+    pair (features, fractions) of every column chosen in some split and the fraction of the
+    splits that chose it, most frequent first (ties by column); ``status`` "success" when every
+    split's selection converged.
     """
     feature_counts: np.ndarray
     mean_error: np.ndarray
@@ -29,6 +32,7 @@ class SelectionEvaluation:
     split_errors: np.ndarray
     selected: list = field(repr=False)
     classes: np.ndarray = field(repr=False)
+    frequencies: list = field(default_factory=list, repr=False)
     status: str = "success"
     seconds: float = 0.0
 
@@ -79,4 +83,5 @@ def evaluate_selection(X, y, method="l2-arom", feature_counts=(10,), n_splits=10
     return SelectionEvaluation(feature_counts=r["feature_counts"], mean_error=r["mean_error"],
                                std_error=r["std_error"], failed_classifiers=r["failed_classifiers"],
                                split_errors=r["split_errors"], selected=r["selected"],
-                               classes=classes, status=r["status"], seconds=r["seconds"])
+                               classes=classes, frequencies=r["frequencies"],
+                               status=r["status"], seconds=r["seconds"])
