@@ -53,9 +53,10 @@ def evaluate_selection(X, y, method="l2-arom", feature_counts=(10,), n_splits=10
     selection path serving every count of ``feature_counts``, the final linear SVM retrained on
     each subset, and its test error.
 
-    ``method``: a registered ranker name ("l2-arom", "l1-arom", "rfe", "corr") with the
-    library's SelectionOptions fields as keyword ``options`` (C, ridge, max_iterations, ...),
-    or an :class:`AROM`/:class:`RFE`/:class:`CORR` instance whose parameters are used.
+    ``method``: a registered ranker name (``_core.ranker_names()``: "l2-arom", "rfe", "fsv",
+    "kta", "fs-svmcp", ...) with the library's SelectionOptions fields as keyword ``options``
+    (C, ridge, max_iterations, ...), or a selector instance (:class:`AROM`, :class:`RFE`,
+    :class:`FSV`, ...) whose parameters are used.
     ``train_size``: rows or a fraction. ``random_state``: an int seed (the same splits as the
     command-line tool's ``--seed``), None or a RandomState. ``n_jobs``: worker threads over the
     splits (None: all cores; on CUDA at most 16, each with its own stream). Returns a :class:`SelectionEvaluation`.
