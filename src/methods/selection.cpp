@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <sstream>
 
@@ -254,26 +256,62 @@ IndexVector order_descending(const Vector& values) {
     return order_descending_first(values, values.size());
 }
 
+namespace {
+
+// DescendingOrder as plain integer comparisons on contiguous pairs (no indirect loads or NaN
+// tests inside the sort, several times faster on the AROM path's thousands of scales): the key's
+// ascending order is the values' descending one, -0 and +0 the same key, NaN after every number;
+// equal keys by index.
+struct KeyedIndex {
+    std::uint64_t key;
+    Index index;
+    bool operator<(const KeyedIndex& other) const {
+        return key < other.key || (key == other.key && index < other.index);
+    }
+};
+
+std::uint64_t descending_key(double value) {
+    if (std::isnan(value)) return ~std::uint64_t(0);
+    if (value == 0.0) value = 0.0;  // -0 == +0
+    std::uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    // The IEEE bits in ascending order of the values: negatives flipped, positives' sign set.
+    const std::uint64_t ascending = (bits >> 63) != 0 ? ~bits : bits | (std::uint64_t(1) << 63);
+    return ~ascending;
+}
+
+std::vector<KeyedIndex> keyed(const Vector& values) {
+    std::vector<KeyedIndex> out(static_cast<std::size_t>(values.size()));
+    for (Index j = 0; j < values.size(); ++j)
+        out[std::size_t(j)] = {descending_key(values[j]), j};
+    return out;
+}
+
+IndexVector indices_of(std::vector<KeyedIndex>::const_iterator begin,
+                       std::vector<KeyedIndex>::const_iterator end) {
+    IndexVector out;
+    out.reserve(std::size_t(end - begin));
+    for (auto it = begin; it != end; ++it) out.push_back(it->index);
+    return out;
+}
+
+}  // namespace
+
 IndexVector order_descending_first(const Vector& values, Index r) {
-    IndexVector order(static_cast<std::size_t>(values.size()));
-    std::iota(order.begin(), order.end(), Index(0));
+    std::vector<KeyedIndex> order = keyed(values);
     const auto first = std::min<std::size_t>(order.size(), std::size_t(std::max<Index>(r, 0)));
-    const DescendingOrder before{values};
     const auto end = order.begin() + std::ptrdiff_t(first);
-    if (end != order.end()) std::nth_element(order.begin(), end, order.end(), before);
-    std::sort(order.begin(), end, before);
-    order.resize(first);
-    return order;
+    if (end != order.end()) std::nth_element(order.begin(), end, order.end());
+    std::sort(order.begin(), end);
+    return indices_of(order.begin(), end);
 }
 
 IndexVector order_descending_from(const Vector& values, Index from) {
-    IndexVector order(static_cast<std::size_t>(values.size()));
-    std::iota(order.begin(), order.end(), Index(0));
-    const DescendingOrder before{values};
+    std::vector<KeyedIndex> order = keyed(values);
     const auto begin = order.begin() + std::ptrdiff_t(std::clamp<Index>(from, 0, values.size()));
-    if (begin != order.begin()) std::nth_element(order.begin(), begin, order.end(), before);
-    std::sort(begin, order.end(), before);
-    return IndexVector(begin, order.end());
+    if (begin != order.begin()) std::nth_element(order.begin(), begin, order.end());
+    std::sort(begin, order.end());
+    return indices_of(begin, order.end());
 }
 
 namespace {

@@ -29,13 +29,22 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 TEST(SelectionOrders, FirstRIsThePrefixOfTheStableDescendingOrder) {
     ZN_SEED_TRACE();
     std::mt19937_64 rng(testing::test_seed() + 41);
-    std::uniform_int_distribution<int> level(0, 6);  // many ties
-    for (const Index size : {0, 1, 7, 300}) {
+    std::uniform_int_distribution<int> level(0, 9);  // many ties
+    std::normal_distribution<double> normal;
+    for (const Index size : {0, 1, 7, 300, 2000}) {
         for (const bool nans : {false, true}) {
             Vector values(size);
             for (Index j = 0; j < size; ++j) {
                 const int l = level(rng);
-                values[j] = l == 0 ? 0.0 : nans && l == 6 ? std::nan("") : 0.25 * level(rng);
+                // Ties, both zeros, both infinities, negatives, subnormals and spread values.
+                values[j] = l == 0   ? 0.0
+                            : l == 1 ? -0.0
+                            : l == 2 ? (j % 2 ? kInf : -kInf)
+                            : l == 3 ? -0.25 * level(rng)
+                            : l == 4 ? std::numeric_limits<double>::denorm_min() * level(rng)
+                            : l == 5 ? normal(rng)
+                            : nans && l == 9 ? std::nan("")
+                                             : 0.25 * level(rng);
             }
             // The reference: every index sorted by the comparator itself.
             IndexVector reference(static_cast<std::size_t>(size));
