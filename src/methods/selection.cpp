@@ -259,9 +259,9 @@ IndexVector order_descending(const Vector& values) {
 namespace {
 
 // DescendingOrder as plain integer comparisons on contiguous pairs (no indirect loads or NaN
-// tests inside the sort, several times faster on the AROM path's thousands of scales): the key's
-// ascending order is the values' descending one, -0 and +0 the same key, NaN after every number;
-// equal keys by index.
+// tests inside the sort: 1.2-1.6x faster sorts of 2,000-7,000 scales, 4 % off a colon AROM path):
+// the key's ascending order is the values' descending one, -0 and +0 the same key, NaN after
+// every number; equal keys by index.
 struct KeyedIndex {
     std::uint64_t key;
     Index index;
