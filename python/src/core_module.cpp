@@ -344,6 +344,67 @@ nb::dict evaluate(const InMatrix& X, const InVector& y, const nb::dict& options,
 // ---- errors ------------------------------------------------------------------------------------
 
 // Sets the Python error; the translator then returns (nanobind's protocol).
+// evaluate_svm over stratified random splits: C from C_grid by inner_folds-fold CV on each
+// split's training rows (one C: no inner loop), retrained and tested.
+nb::dict evaluate_svm_splits(const InMatrix& X, const InVector& y, const nb::dict& kernel,
+                             const std::vector<double>& C_grid, double ridge, double tolerance,
+                             int inner_folds, int n_splits, std::int64_t train_size,
+                             std::uint64_t seed, bool log10, bool standardize, int threads,
+                             const std::string& device, int device_index) {
+    SvmEvaluationOptions o;
+    o.svm.kernel = kernel_spec(kernel);
+    ZN_EXPECTS(!C_grid.empty(), "evaluate_svm: C needs at least one value");
+    o.svm.smo.C = C_grid.front();
+    if (C_grid.size() > 1) o.C_grid = C_grid;
+    o.svm.smo.ridge = ridge;
+    o.svm.smo.tolerance = tolerance;
+    o.inner_folds = inner_folds;
+    o.seed = seed;
+    o.standardize = standardize;
+    o.threads = threads;
+    SvmEvaluation r;
+    std::vector<double> grid;
+    std::vector<Fold> folds;
+    {
+        nb::gil_scoped_release release;
+        Dataset data = make_dataset(X, y);
+        if (log10) data.X = log10_transform(data.X);
+        o.validate(data.n_features());
+        grid = o.grid();
+        folds = stratified_random_splits(data.y, n_splits, Index(train_size), seed);
+        auto backend = open_backend(device, device_index);
+        r = evaluate_svm(*backend, data, folds, o);
+    }
+    const Index n = Index(r.splits.size()), n_grid = C_grid.size() > 1 ? Index(grid.size()) : 0;
+    Vector errors(n), chosen(n);
+    Matrix inner(n, n_grid);
+    std::vector<std::int64_t> support, iterations;
+    for (Index s = 0; s < n; ++s) {
+        const SvmSplitEvaluation& e = r.splits[std::size_t(s)];
+        errors[s] = e.error;
+        chosen[s] = e.C;
+        for (Index c = 0; c < n_grid; ++c) inner(s, c) = e.inner_errors[std::size_t(c)];
+        support.push_back(std::int64_t(e.n_support));
+        iterations.push_back(e.iterations);
+    }
+    nb::dict out;
+    out["split_errors"] = vector_out(std::move(errors));
+    out["chosen_C"] = vector_out(std::move(chosen));
+    out["C_grid"] = vector_out(Eigen::Map<const Vector>(grid.data(), Index(grid.size())));
+    out["inner_errors"] = matrix_out(std::move(inner));
+    out["n_support"] = owning_array(std::move(support), {size_t(n)});
+    out["iterations"] = owning_array(std::move(iterations), {size_t(n)});
+    nb::list rows;  // (train, test) of each split, 0-based
+    for (const Fold& f : folds) rows.append(nb::make_tuple(indices_out(f.train), indices_out(f.test)));
+    out["splits"] = rows;
+    out["mean_error"] = r.mean_error;
+    out["std_error"] = r.std_error;
+    out["status"] = to_string(r.status);
+    out["seconds"] = r.seconds;
+    out["batched"] = r.batched;
+    return out;
+}
+
 void raise_python(const char* name, const std::exception& e) {
     const nb::object type = nb::module_::import_("zeronorm.errors").attr(name);
     PyErr_SetString(type.ptr(), e.what());
@@ -392,6 +453,10 @@ NB_MODULE(_core, m) {
     m.def("evaluate_selection", &evaluate, "X"_a, "y"_a, "options"_a, "n_splits"_a,
           "train_size"_a, "seed"_a, "log10"_a, "standardize"_a, "threads"_a, "device"_a,
           "device_index"_a);
+    m.def("evaluate_svm", &evaluate_svm_splits, "X"_a, "y"_a, "kernel"_a, "C_grid"_a, "ridge"_a,
+          "tolerance"_a, "inner_folds"_a, "n_splits"_a, "train_size"_a, "seed"_a, "log10"_a,
+          "standardize"_a, "threads"_a, "device"_a, "device_index"_a,
+          "evaluate_svm over stratified random splits, C by inner cross-validation.");
     m.def("selection_defaults", &selection_defaults);
     m.def("classifier_defaults", &classifier_defaults);
     m.def("ranker_names", &ranker_names);

@@ -119,6 +119,58 @@ def test_evaluate_selection_matches_the_command_line_tool():
     np.testing.assert_allclose(ours.mean_error, [p["mean_error"] for p in theirs], atol=1e-12)
 
 
+def test_evaluate_svm():
+    X, y = two_class_problem(n=90, d=12, informative=2, seed=11)
+    X[:, 0] += np.random.default_rng(11).normal(scale=1.5, size=len(y))  # some test errors
+    # One C: no inner loop; each split's error is that of an SVC trained on its training rows.
+    r = zn.evaluate_svm(X, y, C=0.5, n_splits=6, train_size=60, random_state=4, standardize=False)
+    assert r.split_errors.shape == (6,) and r.inner_errors.shape == (6, 0)
+    assert np.all(r.chosen_C == 0.5) and len(r.splits) == 6
+    for (train, test), error in zip(r.splits, r.split_errors):
+        assert len(train) == 60 and len(test) == 30 and not set(train) & set(test)
+        model = zn.SVC(C=0.5).fit(X[train], y[train])
+        assert np.mean(model.predict(X[test]) != y[test]) == error
+    np.testing.assert_allclose(r.mean_error, r.split_errors.mean())
+    np.testing.assert_allclose(r.std_error, r.split_errors.std(ddof=1) / np.sqrt(6))
+    # A grid: the chosen C has the lowest mean inner error, ties to the smaller C.
+    grid = [10.0, 0.01, 1.0, 0.1]
+    g = zn.evaluate_svm(X, y, C=grid, kernel="rbf", gamma=0.1, n_splits=5, train_size=0.7,
+                        random_state=2, n_jobs=1)
+    np.testing.assert_array_equal(g.C_grid, sorted(grid))
+    assert g.inner_errors.shape == (5, 4)
+    np.testing.assert_array_equal(g.chosen_C, g.C_grid[np.argmin(g.inner_errors, axis=1)])
+    again = zn.evaluate_svm(X, y, C=grid, kernel="rbf", gamma=0.1, n_splits=5, train_size=0.7,
+                            random_state=2)
+    np.testing.assert_array_equal(again.split_errors, g.split_errors)
+    with pytest.raises(zn.InvalidArgument):
+        zn.evaluate_svm(X, y, C=[1.0, -1.0], n_splits=2)
+    with pytest.raises(ValueError, match="two classes"):
+        zn.evaluate_svm(X, np.arange(len(y)) % 3, n_splits=2)
+
+
+def test_evaluate_svm_matches_the_command_line_tool():
+    # The same seed gives the same splits, inner folds and errors as `zeronorm cv --method svm`.
+    import json
+    import os
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    tool = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(zn.__file__))),
+                        "src", "cli", "zeronorm")
+    if not os.path.exists(tool):
+        pytest.skip("the command-line tool is not built next to this module")
+    data = os.path.join(root, "data", "colon", "colon.csv")
+    raw = np.loadtxt(data, delimiter=",", skiprows=1)
+    ours = zn.evaluate_svm(raw[:, :-1], raw[:, -1], C=[0.01, 0.1, 1], kernel="rbf",
+                           gamma=1e-3, n_splits=8, train_size=50, random_state=3, log10=True)
+    out = subprocess.run([tool, "cv", data, "--method", "svm", "--kernel", "rbf", "--gamma",
+                          "1e-3", "-C", "0.01,0.1,1", "--folds", "5", "--splits", "8",
+                          "--train-size", "50", "--log10", "--standardize", "--seed", "3",
+                          "--json", "--quiet"], check=True, capture_output=True, text=True).stdout
+    theirs = json.loads(out)
+    np.testing.assert_allclose(ours.split_errors, theirs["fold_errors"], atol=1e-12)
+    np.testing.assert_allclose(ours.chosen_C, theirs["chosen_C"], atol=0)
+
+
 def test_build_info_lists_the_cuda_architectures():
     info = zn.build_info()
     assert info["version"] == zn.__version__

@@ -6,8 +6,9 @@ Feature selectors: :class:`AROM` (Weston et al. 2003), :class:`RFE` (Guyon et al
 alignment), and :class:`FSSVMCP` (Rinaldi & Sciandrone 2010).
 Classifiers: :class:`SVC` (C-SVC by SMO) and :class:`L0SVC` (the L0-norm sparse
 kernel machine of Huang et al. 2008). :func:`evaluate_selection` runs a selection method over
-many stratified train/test splits. Every computation runs in the C++ library (``zeronorm._core``)
-with the GIL released.
+many stratified train/test splits, :func:`evaluate_svm` an SVM with C by nested
+cross-validation. Every computation runs in the C++ library (``zeronorm._core``) with the GIL
+released.
 """
 import os as _os
 
@@ -23,7 +24,8 @@ from .errors import (CudaError, DataFormatError, DimensionMismatch, Error,  # no
 from .selection import (AROM, CORR, FSSVMCP, FSV, KTA, L2L0SVM, L2L1SVM, R2W2, RFE,  # noqa: E402
                         RLP, QuadraticFSV)
 from .svm import SVC, L0SVC  # noqa: E402
-from .evaluation import SelectionEvaluation, evaluate_selection  # noqa: E402
+from .evaluation import (SelectionEvaluation, SvmEvaluation, evaluate_selection,  # noqa: E402
+                         evaluate_svm)
 
 __version__ = "0.1.0"
 
@@ -42,6 +44,6 @@ def cuda_available():
     return bool(_core.cuda_compiled()) and _core.cuda_device_count() > 0
 
 
-__all__ = ["AROM", "RFE", "R2W2", "CORR", "FSV", "QuadraticFSV", "L2L1SVM", "L2L0SVM", "RLP", "FSSVMCP", "KTA", "SVC", "L0SVC", "evaluate_selection", "SelectionEvaluation",
+__all__ = ["AROM", "RFE", "R2W2", "CORR", "FSV", "QuadraticFSV", "L2L1SVM", "L2L0SVM", "RLP", "FSSVMCP", "KTA", "SVC", "L0SVC", "evaluate_selection", "SelectionEvaluation", "evaluate_svm", "SvmEvaluation",
            "cuda_available", "build_info", "Error", "InvalidArgument", "DimensionMismatch", "DataFormatError",
            "OutputError", "NumericalError", "NotCompiled", "CudaError", "OutOfDeviceMemory"]

@@ -1,4 +1,6 @@
-"""Evaluation of a feature-selection method over many stratified train/test splits."""
+"""Evaluations over many stratified train/test splits: a feature-selection method
+(:func:`evaluate_selection`) and a kernel SVM with C chosen by nested cross-validation
+(:func:`evaluate_svm`)."""
 from dataclasses import dataclass, field
 import numbers
 
@@ -8,7 +10,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_consistent_length
 
 from . import _core
-from ._common import encode_labels, parse_device
+from ._common import encode_labels, parse_device, report
 from .selection import _RankerSelector
 
 
@@ -35,6 +37,33 @@ class SelectionEvaluation:
     frequencies: list = field(default_factory=list, repr=False)
     status: str = "success"
     seconds: float = 0.0
+
+
+@dataclass
+class SvmEvaluation:
+    """What :func:`evaluate_svm` measured.
+
+    ``mean_error`` and ``std_error`` (sample sd / sqrt(splits)) of the test error over the
+    splits; per split (arrays of n_splits): ``split_errors``, ``chosen_C`` (the C the inner
+    cross-validation chose), ``n_support`` and ``iterations`` (SMO, inner and final) of the
+    final SVM; ``inner_errors`` (n_splits, len(C_grid)) the mean inner-CV error of each C
+    (no columns for a single C); ``C_grid`` ascending; ``splits[s]`` the (train, test) row
+    indices of split s; ``status`` "success" when every SMO run converged; ``batched`` which
+    schedule ran.
+    """
+    mean_error: float
+    std_error: float
+    split_errors: np.ndarray
+    chosen_C: np.ndarray
+    C_grid: np.ndarray
+    inner_errors: np.ndarray = field(repr=False)
+    n_support: np.ndarray = field(repr=False)
+    iterations: np.ndarray = field(repr=False)
+    classes: np.ndarray = field(repr=False)
+    splits: list = field(default_factory=list, repr=False)
+    status: str = "success"
+    seconds: float = 0.0
+    batched: bool = False
 
 
 def _train_rows(train_size, n):
@@ -86,3 +115,53 @@ def evaluate_selection(X, y, method="l2-arom", feature_counts=(10,), n_splits=10
                                split_errors=r["split_errors"], selected=r["selected"],
                                classes=classes, frequencies=r["frequencies"],
                                status=r["status"], seconds=r["seconds"])
+
+
+def evaluate_svm(X, y, C=1.0, kernel="linear", gamma="auto", degree=3, coef0=0.0, ridge=0.0,
+                 tol=1e-3, inner_folds=5, n_splits=10, train_size=0.8, random_state=None,
+                 log10=False, standardize=True, device="cpu", n_jobs=None):
+    """A two-class kernel SVM (:class:`SVC`'s solver) over ``n_splits`` stratified random
+    train/test splits of (X, y): for each, the preprocessing fitted on its training rows
+    (``log10`` first, then ``standardize``), C chosen from the grid ``C`` (a number: no inner
+    loop) by ``inner_folds``-fold stratified cross-validation on the training rows (lowest mean
+    inner error, ties to the smaller C), the SVM retrained with it and tested. Each split's
+    training kernel is computed once and every inner problem is a block of it, each C
+    warm-started from the previous one: the same nested cross-validation as scikit-learn's
+    ``GridSearchCV(SVC(...), {"C": C}, cv=StratifiedKFold(inner_folds))`` refitted per split,
+    in one call to the library (the command-line tool's ``cv --method svm``).
+
+    Kernel parameters as :class:`SVC` (``gamma="auto"``: 1 / n_features). ``train_size``: rows
+    or a fraction. ``random_state``: an int seed (the same splits and inner folds as the
+    command-line tool's ``--seed``), None or a RandomState. ``n_jobs``: worker threads over the
+    splits (None: all cores). Returns an :class:`SvmEvaluation`.
+    """
+    X = check_array(X, dtype=np.float64, ensure_min_samples=2)
+    y = np.asarray(y)
+    check_consistent_length(X, y)
+    check_classification_targets(y)
+    classes, labels = encode_labels(y)
+    if len(classes) != 2:
+        raise ValueError(f"evaluate_svm is for two classes; y holds {len(classes)}")
+    grid = [float(c) for c in (np.atleast_1d(C) if not np.isscalar(C) else [C])]
+    if gamma == "auto":
+        gamma = 1.0 / X.shape[1]
+    elif isinstance(gamma, str):
+        raise ValueError(f"gamma must be a positive number or 'auto'; got {gamma!r}")
+    if isinstance(random_state, numbers.Integral):
+        seed = int(random_state)
+    else:
+        seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    kind, index = parse_device(device)
+    threads = 0 if n_jobs is None or n_jobs < 0 else int(n_jobs)
+    kernel_options = {"kernel": str(kernel), "gamma": float(gamma), "degree": int(degree),
+                      "coef0": float(coef0)}
+    r = _core.evaluate_svm(X, labels, kernel_options, grid, float(ridge), float(tol),
+                           int(inner_folds), int(n_splits), _train_rows(train_size, X.shape[0]),
+                           seed, bool(log10), bool(standardize), threads, kind, index)
+    result = SvmEvaluation(mean_error=r["mean_error"], std_error=r["std_error"],
+                           split_errors=r["split_errors"], chosen_C=r["chosen_C"],
+                           C_grid=r["C_grid"], inner_errors=r["inner_errors"],
+                           n_support=r["n_support"], iterations=r["iterations"], classes=classes,
+                           splits=r["splits"], status=r["status"], seconds=r["seconds"], batched=r["batched"])
+    report(None, "evaluate_svm", result.status)
+    return result
