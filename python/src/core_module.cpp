@@ -280,6 +280,13 @@ OutArray decision_function(const InMatrix& support_vectors, const InVector& coef
     return vector_out(std::move(f));
 }
 
+// (train, test) row indices of each split, 0-based.
+nb::list split_rows_out(const std::vector<Fold>& folds) {
+    nb::list rows;
+    for (const Fold& f : folds) rows.append(nb::make_tuple(indices_out(f.train), indices_out(f.test)));
+    return rows;
+}
+
 nb::dict evaluate(const InMatrix& X, const InVector& y, const nb::dict& options, int n_splits,
                   std::int64_t train_size, std::uint64_t seed, bool log10, bool standardize,
                   int threads, const std::string& device, int device_index) {
@@ -289,11 +296,12 @@ nb::dict evaluate(const InMatrix& X, const InVector& y, const nb::dict& options,
     o.standardize = standardize;
     o.threads = threads;
     SelectionEvaluation r;
+    std::vector<Fold> folds;
     {
         nb::gil_scoped_release release;
         const Dataset data = make_dataset(X, y);
         o.validate(data.n_features());
-        const auto folds = stratified_random_splits(data.y, n_splits, Index(train_size), seed);
+        folds = stratified_random_splits(data.y, n_splits, Index(train_size), seed);
         auto backend = open_backend(device, device_index);
         r = evaluate_selection(*backend, data, folds, o);
     }
@@ -336,6 +344,7 @@ nb::dict evaluate(const InMatrix& X, const InVector& y, const nb::dict& options,
         frequencies.append(nb::make_tuple(indices_out(features), vector_out(std::move(fractions))));
     }
     out["frequencies"] = frequencies;
+    out["splits"] = split_rows_out(folds);
     out["status"] = to_string(r.status);
     out["seconds"] = r.seconds;
     return out;
@@ -394,9 +403,7 @@ nb::dict evaluate_svm_splits(const InMatrix& X, const InVector& y, const nb::dic
     out["inner_errors"] = matrix_out(std::move(inner));
     out["n_support"] = owning_array(std::move(support), {size_t(n)});
     out["iterations"] = owning_array(std::move(iterations), {size_t(n)});
-    nb::list rows;  // (train, test) of each split, 0-based
-    for (const Fold& f : folds) rows.append(nb::make_tuple(indices_out(f.train), indices_out(f.test)));
-    out["splits"] = rows;
+    out["splits"] = split_rows_out(folds);
     out["mean_error"] = r.mean_error;
     out["std_error"] = r.std_error;
     out["status"] = to_string(r.status);

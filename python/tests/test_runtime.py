@@ -84,6 +84,11 @@ def test_evaluate_selection():
         np.testing.assert_allclose(fractions, tally[features] / 6)
         assert np.all(np.diff(fractions) <= 0)
         assert abs(fractions.sum() - count) < 1e-12
+    # The splits' rows: stratified, disjoint, 45 training rows each.
+    assert len(r.splits) == 6
+    for train, test in r.splits:
+        assert len(train) == 45 and len(test) == 15 and not set(train) & set(test)
+        assert set(y[train]) == set(y)
     # The same seed gives the same splits; an estimator instance gives its method and options.
     again = zn.evaluate_selection(X, y, method=zn.AROM(ridge=1e-3), feature_counts=[20, 3],
                                   n_splits=6, train_size=45, random_state=3)

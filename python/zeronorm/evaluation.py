@@ -24,8 +24,8 @@ class SelectionEvaluation:
     classifier failed; ``selected[s][c]`` the column indices split s chose for count c, best
     first; ``frequencies[c]`` stability selection (Meinshausen & Buehlmann 2010) for count c: a
     pair (features, fractions) of every column chosen in some split and the fraction of the
-    splits that chose it, most frequent first (ties by column); ``status`` "success" when every
-    split's selection converged.
+    splits that chose it, most frequent first (ties by column); ``splits[s]`` the (train, test)
+    row indices of split s; ``status`` "success" when every split's selection converged.
     """
     feature_counts: np.ndarray
     mean_error: np.ndarray
@@ -35,6 +35,7 @@ class SelectionEvaluation:
     selected: list = field(repr=False)
     classes: np.ndarray = field(repr=False)
     frequencies: list = field(default_factory=list, repr=False)
+    splits: list = field(default_factory=list, repr=False)
     status: str = "success"
     seconds: float = 0.0
 
@@ -114,7 +115,7 @@ def evaluate_selection(X, y, method="l2-arom", feature_counts=(10,), n_splits=10
                                std_error=r["std_error"], failed_classifiers=r["failed_classifiers"],
                                split_errors=r["split_errors"], selected=r["selected"],
                                classes=classes, frequencies=r["frequencies"],
-                               status=r["status"], seconds=r["seconds"])
+                               splits=r["splits"], status=r["status"], seconds=r["seconds"])
 
 
 def evaluate_svm(X, y, C=1.0, kernel="linear", gamma="auto", degree=3, coef0=0.0, ridge=0.0,
