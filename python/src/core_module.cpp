@@ -350,9 +350,6 @@ nb::dict evaluate(const InMatrix& X, const InVector& y, const nb::dict& options,
     return out;
 }
 
-// ---- errors ------------------------------------------------------------------------------------
-
-// Sets the Python error; the translator then returns (nanobind's protocol).
 // evaluate_svm over stratified random splits: C from C_grid by inner_folds-fold CV on each
 // split's training rows (one C: no inner loop), retrained and tested.
 nb::dict evaluate_svm_splits(const InMatrix& X, const InVector& y, const nb::dict& kernel,
@@ -412,6 +409,9 @@ nb::dict evaluate_svm_splits(const InMatrix& X, const InVector& y, const nb::dic
     return out;
 }
 
+// ---- errors ------------------------------------------------------------------------------------
+
+// Sets the Python error; the translator then returns (nanobind's protocol).
 void raise_python(const char* name, const std::exception& e) {
     const nb::object type = nb::module_::import_("zeronorm.errors").attr(name);
     PyErr_SetString(type.ptr(), e.what());
