@@ -51,3 +51,16 @@ def test_evaluate_selection_over_data_sets(client):
         local = zn.evaluate_selection(X, y, feature_counts=[10, 3], n_splits=4, train_size=40,
                                       random_state=1, ridge=1e-3, n_jobs=1)
         np.testing.assert_array_equal(r.split_errors, local.split_errors)
+
+
+def test_evaluate_svm_over_data_sets(client):
+    sets = [two_class_problem(n=50, d=10, seed=s) for s in range(3)]
+    futures = client.map(zn.evaluate_svm, [X for X, _ in sets], [y for _, y in sets],
+                         C=[0.1, 1, 10], n_splits=3, train_size=40, random_state=2, n_jobs=1,
+                         pure=False)
+    for (X, y), r in zip(sets, client.gather(futures)):
+        assert isinstance(r, zn.SvmEvaluation)
+        local = zn.evaluate_svm(X, y, C=[0.1, 1, 10], n_splits=3, train_size=40, random_state=2,
+                                n_jobs=1)
+        np.testing.assert_array_equal(r.split_errors, local.split_errors)
+        np.testing.assert_array_equal(r.chosen_C, local.chosen_C)
