@@ -1,4 +1,7 @@
 """How arrays cross into the library, the GIL during fits, and evaluate_selection."""
+import json
+import os
+import subprocess
 import threading
 import time
 
@@ -99,18 +102,26 @@ def test_evaluate_selection():
         zn.evaluate_selection(X, y, feature_counts=[3], n_splits=2, ridg=1.0)
 
 
-def test_evaluate_selection_matches_the_command_line_tool():
-    # The same seed gives the same splits and errors as `zeronorm cv` (colon cancer data).
-    import json
-    import os
-    import subprocess
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+def command_line_tool():
+    """The `zeronorm` tool of the build tree this module comes from (the test skips without)."""
     tool = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(zn.__file__))),
                         "src", "cli", "zeronorm")
     if not os.path.exists(tool):
         pytest.skip("the command-line tool is not built next to this module")
+    return tool
+
+
+def colon_data():
+    """The bundled colon cancer CSV's path and its rows (features, then the label)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     data = os.path.join(root, "data", "colon", "colon.csv")
-    raw = np.loadtxt(data, delimiter=",", skiprows=1)
+    return data, np.loadtxt(data, delimiter=",", skiprows=1)
+
+
+def test_evaluate_selection_matches_the_command_line_tool():
+    # The same seed gives the same splits and errors as `zeronorm cv` (colon cancer data).
+    tool = command_line_tool()
+    data, raw = colon_data()
     X, y = raw[:, :-1], raw[:, -1]
     ours = zn.evaluate_selection(X, y, feature_counts=[100, 20], n_splits=10, train_size=50,
                                  random_state=1, log10=True, ridge=1e-3, final_C=np.inf,
@@ -155,16 +166,8 @@ def test_evaluate_svm():
 
 def test_evaluate_svm_matches_the_command_line_tool():
     # The same seed gives the same splits, inner folds and errors as `zeronorm cv --method svm`.
-    import json
-    import os
-    import subprocess
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    tool = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(zn.__file__))),
-                        "src", "cli", "zeronorm")
-    if not os.path.exists(tool):
-        pytest.skip("the command-line tool is not built next to this module")
-    data = os.path.join(root, "data", "colon", "colon.csv")
-    raw = np.loadtxt(data, delimiter=",", skiprows=1)
+    tool = command_line_tool()
+    data, raw = colon_data()
     ours = zn.evaluate_svm(raw[:, :-1], raw[:, -1], C=[0.01, 0.1, 1], kernel="rbf",
                            gamma=1e-3, n_splits=8, train_size=50, random_state=3, log10=True)
     out = subprocess.run([tool, "cv", data, "--method", "svm", "--kernel", "rbf", "--gamma",

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_array, check_consistent_length
 from . import _core
 from ._common import encode_labels, parse_device, report
 from .selection import _RankerSelector
+from .svm import SVC
 
 
 @dataclass
@@ -75,6 +76,27 @@ def _train_rows(train_size, n):
     raise ValueError(f"train_size must be a row count or a fraction in (0, 1); got {train_size!r}")
 
 
+def _checked_data(X, y):
+    """(X as float64, classes, the library's labels) after scikit-learn's checks."""
+    X = check_array(X, dtype=np.float64, ensure_min_samples=2)
+    y = np.asarray(y)
+    check_consistent_length(X, y)
+    check_classification_targets(y)
+    classes, labels = encode_labels(y)
+    return X, classes, labels
+
+
+def _run_arguments(random_state, device, n_jobs):
+    """(seed, backend kind, device index, worker threads) for the library's evaluations."""
+    if isinstance(random_state, numbers.Integral):
+        seed = int(random_state)
+    else:
+        seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    kind, index = parse_device(device)
+    threads = 0 if n_jobs is None or n_jobs < 0 else int(n_jobs)
+    return seed, kind, index, threads
+
+
 def evaluate_selection(X, y, method="l2-arom", feature_counts=(10,), n_splits=10, train_size=0.8,
                        random_state=None, log10=False, standardize=True, device="cpu",
                        n_jobs=None, **options):
@@ -91,21 +113,12 @@ def evaluate_selection(X, y, method="l2-arom", feature_counts=(10,), n_splits=10
     command-line tool's ``--seed``), None or a RandomState. ``n_jobs``: worker threads over the
     splits (None: all cores; on CUDA at most 16, each with its own stream). Returns a :class:`SelectionEvaluation`.
     """
-    X = check_array(X, dtype=np.float64, ensure_min_samples=2)
-    y = np.asarray(y)
-    check_consistent_length(X, y)
-    check_classification_targets(y)
-    classes, labels = encode_labels(y)
+    X, classes, labels = _checked_data(X, y)
     if isinstance(method, _RankerSelector):
         options = {**method._options(), **options}
         device = method.device if device == "cpu" else device
         method = method._method()
-    if isinstance(random_state, numbers.Integral):
-        seed = int(random_state)
-    else:
-        seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
-    kind, index = parse_device(device)
-    threads = 0 if n_jobs is None or n_jobs < 0 else int(n_jobs)
+    seed, kind, index, threads = _run_arguments(random_state, device, n_jobs)
     r = _core.evaluate_selection(X, labels, {"method": method,
                                              "feature_counts": [int(c) for c in feature_counts],
                                              **options},
@@ -136,26 +149,15 @@ def evaluate_svm(X, y, C=1.0, kernel="linear", gamma="auto", degree=3, coef0=0.0
     command-line tool's ``--seed``), None or a RandomState. ``n_jobs``: worker threads over the
     splits (None: all cores). Returns an :class:`SvmEvaluation`.
     """
-    X = check_array(X, dtype=np.float64, ensure_min_samples=2)
-    y = np.asarray(y)
-    check_consistent_length(X, y)
-    check_classification_targets(y)
-    classes, labels = encode_labels(y)
+    X, classes, labels = _checked_data(X, y)
     if len(classes) != 2:
         raise ValueError(f"evaluate_svm is for two classes; y holds {len(classes)}")
-    grid = [float(c) for c in (np.atleast_1d(C) if not np.isscalar(C) else [C])]
-    if gamma == "auto":
-        gamma = 1.0 / X.shape[1]
-    elif isinstance(gamma, str):
-        raise ValueError(f"gamma must be a positive number or 'auto'; got {gamma!r}")
-    if isinstance(random_state, numbers.Integral):
-        seed = int(random_state)
-    else:
-        seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
-    kind, index = parse_device(device)
-    threads = 0 if n_jobs is None or n_jobs < 0 else int(n_jobs)
-    kernel_options = {"kernel": str(kernel), "gamma": float(gamma), "degree": int(degree),
-                      "coef0": float(coef0)}
+    grid = [float(c) for c in np.atleast_1d(C)]
+    if gamma == "scale":  # SVC's rule reads the data it is given, here not yet standardised
+        raise ValueError("gamma='scale' is not defined before the per-split standardisation; "
+                         "use 'auto' (1 / n_features) or a number")
+    kernel_options = SVC(kernel=kernel, gamma=gamma, degree=degree, coef0=coef0)._kernel(X)
+    seed, kind, index, threads = _run_arguments(random_state, device, n_jobs)
     r = _core.evaluate_svm(X, labels, kernel_options, grid, float(ridge), float(tol),
                            int(inner_folds), int(n_splits), _train_rows(train_size, X.shape[0]),
                            seed, bool(log10), bool(standardize), threads, kind, index)
@@ -163,6 +165,7 @@ def evaluate_svm(X, y, C=1.0, kernel="linear", gamma="auto", degree=3, coef0=0.0
                            split_errors=r["split_errors"], chosen_C=r["chosen_C"],
                            C_grid=r["C_grid"], inner_errors=r["inner_errors"],
                            n_support=r["n_support"], iterations=r["iterations"], classes=classes,
-                           splits=r["splits"], status=r["status"], seconds=r["seconds"], batched=r["batched"])
+                           splits=r["splits"], status=r["status"], seconds=r["seconds"],
+                           batched=r["batched"])
     report(None, "evaluate_svm", result.status)
     return result
