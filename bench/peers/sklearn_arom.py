@@ -64,58 +64,72 @@ def arom_path(X, y, counts, ridge, prune_tol=1e-8, conv_tol=1e-6, max_iter=1000)
     return chosen
 
 
-def one_split(X, y, train, test, counts, ridge, log10, standardize):
+def one_split(X, y, train, test, counts, standardize, ridge, path):
+    """Test errors per count of one split: `path(Xtr, ytr)` gives {count: columns}, a linear
+    SVM (the same SVC) is retrained on each subset and tested."""
     Xtr, Xte = X[train], X[test]
     if standardize:
         mu, sd = Xtr.mean(0), Xtr.std(0)
         sd[sd == 0] = 1
         Xtr, Xte = (Xtr - mu) / sd, (Xte - mu) / sd
-    chosen = arom_path(Xtr, y[train], counts, ridge)
+    chosen = path(Xtr, y[train])
     errors = []
     for r in counts:
         cols = chosen[r]
-        Ktr = Xtr[:, cols] @ Xtr[:, cols].T
-        clf, _ = svm_dual(Ktr, y[train], ridge)
+        clf, _ = svm_dual(Xtr[:, cols] @ Xtr[:, cols].T, y[train], ridge)
         pred = clf.predict(Xte[:, cols] @ Xtr[:, cols].T)
         errors.append(float(np.mean(pred != y[test])))
     return errors
 
 
-def main():
+def argument_parser(train_size):
+    """The options every peer loop of this kind takes."""
     p = argparse.ArgumentParser()
     p.add_argument("data")
     p.add_argument("--features", required=True)
     p.add_argument("--splits", type=int, default=100)
-    p.add_argument("--train-size", type=int, default=50)
+    p.add_argument("--train-size", type=int, default=train_size)
     p.add_argument("--ridge", type=float, default=1e-3)
     p.add_argument("--log10", action="store_true")
     p.add_argument("--standardize", action="store_true")
     p.add_argument("--n-jobs", type=int, default=1)
     p.add_argument("--seed", type=int, default=1)
-    a = p.parse_args()
+    return p
+
+
+def run(a, path_of, **extra):
+    """Reads the data, runs `path_of(counts)` (a function of one split's training rows) on every
+    split and prints the JSON summary (`extra` added to it)."""
     raw = np.loadtxt(a.data, delimiter=",", skiprows=1)
     X, y = raw[:, :-1], raw[:, -1]
     if a.log10:
         X = np.log10(X)
     counts = [int(c) for c in a.features.split(",")]
+    if min(counts) < 1 or max(counts) > X.shape[1]:
+        sys.exit(f"--features must lie in 1..{X.shape[1]}")
+    path = path_of(counts)
     splitter = StratifiedShuffleSplit(n_splits=a.splits, train_size=a.train_size, random_state=a.seed)
     t0 = time.perf_counter()
     jobs = list(splitter.split(X, y))
+    split_args = (counts, a.standardize, a.ridge, path)
     if a.n_jobs == 1:  # one core: numpy's BLAS pool pinned to one thread too
         with threadpool_limits(1):
-            results = [one_split(X, y, tr, te, counts, a.ridge, a.log10, a.standardize)
-                       for tr, te in jobs]
+            results = [one_split(X, y, tr, te, *split_args) for tr, te in jobs]
     else:
-        results = Parallel(n_jobs=a.n_jobs)(
-            delayed(one_split)(X, y, tr, te, counts, a.ridge, a.log10, a.standardize)
-            for tr, te in jobs)
+        results = Parallel(n_jobs=a.n_jobs)(delayed(one_split)(X, y, tr, te, *split_args)
+                                            for tr, te in jobs)
     seconds = time.perf_counter() - t0
     E = np.array(results)
-    out = {"seconds": seconds, "splits": a.splits, "n_jobs": a.n_jobs, "results": [
+    out = {"seconds": seconds, "splits": a.splits, "n_jobs": a.n_jobs, **extra, "results": [
         {"features": r, "mean_error": float(E[:, k].mean()),
          "std_error": float(E[:, k].std(ddof=1) / np.sqrt(len(E)))} for k, r in enumerate(counts)]}
     json.dump(out, sys.stdout)
     print()
+
+
+def main():
+    a = argument_parser(train_size=50).parse_args()
+    run(a, lambda counts: lambda Xtr, ytr: arom_path(Xtr, ytr, counts, a.ridge))
 
 
 if __name__ == "__main__":

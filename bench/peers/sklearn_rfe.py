@@ -16,20 +16,14 @@ usage: sklearn_rfe.py DATA.csv --features 1000,500,100,50,10 --splits 100 --trai
                       [--fraction 0.5] [--ridge 1e-3] [--log10] [--standardize] [--n-jobs 1]
                       [--seed 1]
 """
-import argparse
-import json
 import math
 import os
 import sys
-import time
 
 import numpy as np
-from joblib import Parallel, delayed
-from sklearn.model_selection import StratifiedShuffleSplit
-from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sklearn_arom import svm_dual  # noqa: E402  (the same SVM as the AROM peer)
+from sklearn_arom import argument_parser, run, svm_dual  # noqa: E402  (the AROM peer's loop)
 
 
 def rfe_path(X, y, counts, ridge, fraction):
@@ -53,63 +47,14 @@ def rfe_path(X, y, counts, ridge, fraction):
     return chosen
 
 
-def one_split(X, y, train, test, counts, ridge, fraction, standardize):
-    Xtr, Xte = X[train], X[test]
-    if standardize:
-        mu, sd = Xtr.mean(0), Xtr.std(0)
-        sd[sd == 0] = 1
-        Xtr, Xte = (Xtr - mu) / sd, (Xte - mu) / sd
-    chosen = rfe_path(Xtr, y[train], counts, ridge, fraction)
-    errors = []
-    for r in counts:
-        cols = chosen[r]
-        clf, _ = svm_dual(Xtr[:, cols] @ Xtr[:, cols].T, y[train], ridge)
-        pred = clf.predict(Xte[:, cols] @ Xtr[:, cols].T)
-        errors.append(float(np.mean(pred != y[test])))
-    return errors
-
-
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("data")
-    p.add_argument("--features", required=True)
-    p.add_argument("--splits", type=int, default=100)
-    p.add_argument("--train-size", type=int, default=48)
+    p = argument_parser(train_size=48)
     p.add_argument("--fraction", type=float, default=0.5)
-    p.add_argument("--ridge", type=float, default=1e-3)
-    p.add_argument("--log10", action="store_true")
-    p.add_argument("--standardize", action="store_true")
-    p.add_argument("--n-jobs", type=int, default=1)
-    p.add_argument("--seed", type=int, default=1)
     a = p.parse_args()
     if not 0 <= a.fraction < 1:
         sys.exit(f"sklearn_rfe.py: --fraction must be in [0, 1), got {a.fraction}")
-    raw = np.loadtxt(a.data, delimiter=",", skiprows=1)
-    X, y = raw[:, :-1], raw[:, -1]
-    if a.log10:
-        X = np.log10(X)
-    counts = [int(c) for c in a.features.split(",")]
-    if min(counts) < 1 or max(counts) > X.shape[1]:
-        sys.exit(f"sklearn_rfe.py: --features must lie in 1..{X.shape[1]}")
-    splitter = StratifiedShuffleSplit(n_splits=a.splits, train_size=a.train_size,
-                                      random_state=a.seed)
-    t0 = time.perf_counter()
-    jobs = list(splitter.split(X, y))
-    args = (counts, a.ridge, a.fraction, a.standardize)
-    if a.n_jobs == 1:  # one core: numpy's BLAS pool pinned to one thread too
-        with threadpool_limits(1):
-            results = [one_split(X, y, tr, te, *args) for tr, te in jobs]
-    else:
-        results = Parallel(n_jobs=a.n_jobs)(delayed(one_split)(X, y, tr, te, *args)
-                                            for tr, te in jobs)
-    seconds = time.perf_counter() - t0
-    E = np.array(results)
-    out = {"seconds": seconds, "splits": a.splits, "n_jobs": a.n_jobs, "fraction": a.fraction,
-           "results": [{"features": r, "mean_error": float(E[:, k].mean()),
-                        "std_error": float(E[:, k].std(ddof=1) / np.sqrt(len(E)))}
-                       for k, r in enumerate(counts)]}
-    json.dump(out, sys.stdout)
-    print()
+    run(a, lambda counts: lambda Xtr, ytr: rfe_path(Xtr, ytr, counts, a.ridge, a.fraction),
+        fraction=a.fraction)
 
 
 if __name__ == "__main__":
