@@ -162,6 +162,10 @@ def test_evaluate_svm():
         zn.evaluate_svm(X, y, C=[1.0, -1.0], n_splits=2)
     with pytest.raises(ValueError, match="two classes"):
         zn.evaluate_svm(X, np.arange(len(y)) % 3, n_splits=2)
+    with pytest.raises(ValueError, match="gamma='scale'"):
+        zn.evaluate_svm(X, y, kernel="rbf", gamma="scale", n_splits=2)
+    with pytest.raises(zn.InvalidArgument, match="log10"):  # log10 of non-positive data
+        zn.evaluate_svm(X, y, n_splits=2, log10=True)
 
 
 def test_evaluate_svm_matches_the_command_line_tool():
