@@ -165,6 +165,35 @@ TEST(L2L1Dual, ThousandsOfFeaturesColdAndReweightedReachTheGap) {
     }
 }
 
+// Many samples, few features (n >> d, the shape of pima or ijcnn1), overlapping classes, boxes
+// up to the hard-margin end and costs from weak to strong: a cold start's pair steps would need
+// many O(n) steps (each chooses its pair over all samples), more than the cap here allows;
+// the interior-point method, whose Newton systems are d x d there, ends every solve within it.
+// A sample repeated many times (a9a's binary rows) gives a face with many free samples. The
+// warm start from a neighbouring box reaches the same optimum.
+TEST(L2L1Dual, ManySamplesFewFeaturesReachTheGapWithinTheStepCap) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Index n = 3000, d = 10;
+    Dataset data = random_two_class(n, d, rng, 0.3);
+    for (Index i = 0; i < 300; ++i) data.X.row(2 * i) = data.X.row(0);
+    const Vector C = (Vector(4) << 0.01, 1.0, 50.0, 50.0).finished();
+    Matrix costs(d, 4);
+    costs.col(0).setConstant(0.01);
+    costs.col(1) = random_matrix(d, 1, rng, 0.0, 30.0);
+    costs.col(2).setConstant(1.0);
+    costs.col(3).setConstant(200.0);
+    const std::int64_t cap = 5000;
+    const L2L1BatchResult cold = solve_l2_l1_svm_batch(data.X, data.y, C, costs, Matrix(), 1e-8, cap);
+    expect_solved(data.X, data.y, C, costs, cold);
+    Matrix warm = cold.beta;
+    warm.col(2) = cold.beta.col(1);  // from the box C = 1 (feasible for C = 50)
+    const L2L1BatchResult hot = solve_l2_l1_svm_batch(data.X, data.y, C, costs, warm, 1e-8, cap);
+    expect_solved(data.X, data.y, C, costs, hot);
+    for (Index p = 0; p < 4; ++p)
+        EXPECT_NEAR(hot.primal[p], cold.primal[p], 2e-8 * cold.primal[p]) << "problem " << p;
+}
+
 // Tiny and degenerate problems end with the gap met: two or three samples, zero and repeated
 // columns, all-zero data (w = 0, the bias alone), zero and huge costs, boxes from 1e-3 to 1e3.
 TEST(L2L1Dual, TinyAndDegenerateProblemsReachTheGap) {

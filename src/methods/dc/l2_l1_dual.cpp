@@ -100,8 +100,9 @@ void check_batch(const Matrix& X, const Vector& y, const Vector& C, const Matrix
 //   s.t.  0 <= beta <= C,  -c_J <= v <= c_J,  y'beta = 0
 // (a feature with c_k = 0 has v_k = 0 and no variable). Eliminating v from each Newton system
 // leaves the n x n system  Y X_J diag(omega) X_J' Y + D_beta  (omega_k = d_k / (1 + d_k) from
-// v_k's barrier term, 1 for c_k = 0) plus the equality's row, solved by Cholesky: n^2 |J| per
-// iteration, and a number of iterations that does not depend on the conditioning that makes
+// v_k's barrier term, 1 for c_k = 0) plus the equality's row: diagonal plus rank |J|, solved by
+// Cholesky of itself (n^2 |J|) or of its |J| x |J| Woodbury core (n |J|^2), whichever is
+// smaller, with a number of iterations that does not depend on the conditioning that makes
 // pair steps crawl (large C, fewer support features than free samples). Returns beta (interior,
 // y'beta = 0 up to rounding) after `iterations` steps or when the complementarity is below
 // `target` times its start.
@@ -141,21 +142,43 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
         const Vector r_d = g + eta * yv - l_l + l_u;
         const double r_p = y.dot(z.head(n));
         const Vector D = l_l.cwiseQuotient(s_l) + l_u.cwiseQuotient(s_u);
-        // The reduced n x n matrix and its Cholesky factor, shared by both solves.
+        // The reduced n x n matrix M = Y B B' Y + D_beta, B = [X1 omega^1/2, X0], shared by
+        // both solves: factored whole where n <= |J|, else through the Woodbury identity
+        // M^-1 = D^-1 - D^-1 Y B (I + B' D^-1 B)^-1 B' Y D^-1, an |J| x |J| factor (n |J|^2 work
+        // and memory n |J|: the n x n matrix of a problem with 50,000 samples would not fit).
         const Vector omega = D.tail(m).cwiseQuotient((1.0 + D.tail(m).array()).matrix());
-        Matrix M = X1 * omega.asDiagonal() * X1.transpose();
-        if (m0 > 0) M.noalias() += X0 * X0.transpose();
-        M = y.asDiagonal() * M * y.asDiagonal();
-        M.diagonal() += D.head(n);
-        const Eigen::LLT<Matrix> llt(M);
-        if (llt.info() != Eigen::Success) break;
-        const Vector q = llt.solve(y);
+        const Vector D_beta = D.head(n);
+        Matrix YB(n, m + m0);
+        YB.leftCols(m) = y.asDiagonal() * X1 * omega.cwiseSqrt().asDiagonal();
+        if (m0 > 0) YB.rightCols(m0) = y.asDiagonal() * X0;
+        const bool low_rank = n > m + m0;
+        Eigen::LLT<Matrix> llt;
+        if (m + m0 == 0) {
+            // M = D_beta (no rank update: BLAS refuses an empty one)
+        } else if (low_rank) {
+            Matrix K = Matrix::Identity(m + m0, m + m0);
+            K.selfadjointView<Eigen::Lower>().rankUpdate(
+                YB.transpose() * D_beta.cwiseInverse().cwiseSqrt().asDiagonal());
+            llt.compute(K);
+        } else {
+            Matrix M = D_beta.asDiagonal();
+            M.selfadjointView<Eigen::Lower>().rankUpdate(YB);
+            llt.compute(M);
+        }
+        if (m + m0 > 0 && llt.info() != Eigen::Success) break;
+        const auto solve_M = [&](const Vector& h) -> Vector {
+            if (m + m0 == 0) return h.cwiseQuotient(D_beta);
+            if (!low_rank) return llt.solve(h);
+            const Vector t = h.cwiseQuotient(D_beta);
+            return t - (YB * llt.solve(YB.transpose() * t)).cwiseQuotient(D_beta);
+        };
+        const Vector q = solve_M(y);
         // Solves (H + D) dz + y dEta = rhs, y'dz_beta = -r_p.
         const auto newton = [&](const Vector& rhs, double& d_eta) {
             const Vector inv = (1.0 + D.tail(m).array()).inverse().matrix();
             const Vector h = rhs.head(n) +
                              y.cwiseProduct(X1 * inv.cwiseProduct(rhs.tail(m)));
-            const Vector p = llt.solve(h);
+            const Vector p = solve_M(h);
             d_eta = (y.dot(p) + r_p) / y.dot(q);
             Vector dz(N);
             dz.head(n) = p - d_eta * q;
@@ -239,8 +262,14 @@ public:
         rebuild();
         steps = 0;
         // Pair steps solve most problems in a few n steps; one that needs more goes to the
-        // interior-point method (and back to pair steps if that does not close the gap).
-        const std::int64_t pair_budget = 20 * y_.size() + 100;
+        // interior-point method (and back to pair steps if that does not close the gap). Where
+        // n > d its Newton steps cost n |J|^2, less than the many O(n) pair steps (each
+        // chooses its pair over all samples) a cold or far start takes there: d + 100 pair
+        // steps first, enough for the warm starts of a DCA near its end. The method gets its
+        // turn within max_steps.
+        const Index n = y_.size(), d = c_.size();
+        std::int64_t pair_budget = n > d ? d + 100 : 20 * n + 100;
+        pair_budget = std::max<std::int64_t>(1, std::min(pair_budget, max_steps / 2));
         bool solved = false, tried_interior_point = false, stalled = false;
         // Whether the recomputed state, or the primal point of its face, closes the gap.
         const auto closes_after_refresh = [&] {
@@ -320,6 +349,11 @@ private:
         std::vector<Index> J;
         for (Index k = 0; k < u_all.size(); ++k)
             if (c_[k] == 0.0 || std::abs(u_all[k]) > 0.5 * c_[k]) J.push_back(k);
+        // Where J holds most features, all of them: a second round would cost more.
+        if (2 * Index(J.size()) >= u_all.size()) {
+            J.resize(std::size_t(u_all.size()));
+            std::iota(J.begin(), J.end(), Index(0));
+        }
         for (int round = 0; round < 4; ++round) {
             Vector candidate = interior_point_dual(X_, y_, C_, c_, J, 80, 1e-16);
             project(candidate, y_, C_);
