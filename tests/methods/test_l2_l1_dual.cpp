@@ -194,6 +194,40 @@ TEST(L2L1Dual, ManySamplesFewFeaturesReachTheGapWithinTheStepCap) {
         EXPECT_NEAR(hot.primal[p], cold.primal[p], 2e-8 * cold.primal[p]) << "problem " << p;
 }
 
+// Binary patterns repeated many times (a9a's kind of data) with a copied column: the samples on
+// the margin are whole groups of identical rows, so the optimal face has far more free samples
+// than unknowns, and with both copies in the support its margin system is rank deficient (the
+// objective splits w between the copies equally; the primal is strictly convex in w). Labels
+// from a linear rule with a few flipped, boxes from soft to nearly hard.
+TEST(L2L1Dual, RepeatedBinaryRowsWithACopiedColumnReachTheGap) {
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
+    std::mt19937_64 rng(test_seed());
+    const Index patterns = 32, copies = 25, n = patterns * copies, d = 6;
+    std::uniform_int_distribution<Index> flip(0, n - 1);
+    Matrix X(n, d);
+    Vector y(n);
+    for (Index i = 0; i < n; ++i) {
+        const Index p = i % patterns;
+        for (Index k = 0; k < 5; ++k) X(i, k) = double((p >> k) & 1);
+        X(i, 5) = X(i, 0);  // the copied column
+        y[i] = X(i, 0) + X(i, 1) - X(i, 2) + 0.5 * X(i, 3) > 0.75 ? 1.0 : -1.0;
+    }
+    for (int f = 0; f < 10; ++f) {
+        const Index i = flip(rng);
+        y[i] = -y[i];
+    }
+    const Vector C = (Vector(3) << 0.1, 10.0, 1000.0).finished();
+    Matrix costs(d, 3);
+    costs.col(0).setConstant(0.01);
+    costs.col(1).setConstant(0.1);
+    costs.col(2) = random_matrix(d, 1, rng, 0.0, 0.5);
+    costs(5, 2) = costs(0, 2);  // the copies cost the same: an equal split is the optimum
+    const L2L1BatchResult r = solve_l2_l1_svm_batch(X, y, C, costs, Matrix(), 1e-8, 200'000);
+    expect_solved(X, y, C, costs, r);
+    for (Index p = 0; p < 3; ++p)
+        EXPECT_NEAR(r.w(0, p), r.w(5, p), 1e-4 * (1.0 + std::abs(r.w(0, p)))) << "problem " << p;
+}
+
 // Tiny and degenerate problems end with the gap met: two or three samples, zero and repeated
 // columns, all-zero data (w = 0, the bias alone), zero and huge costs, boxes from 1e-3 to 1e3.
 TEST(L2L1Dual, TinyAndDegenerateProblemsReachTheGap) {
