@@ -215,6 +215,7 @@ nb::dict rank(const InMatrix& X, const InVector& y, const nb::dict& options,
     out["status"] = to_string(r.status);
     out["message"] = r.message;
     out["seconds"] = r.seconds;
+    out["method_seconds"] = r.method_seconds;
     return out;
 }
 

@@ -69,6 +69,7 @@ Json to_json(const SelectionResult& result, const std::vector<std::string>& feat
             {{"objective", t.objective}, {"nonzeros", t.n_features}, {"change", t.max_change}});
     j["trace"] = std::move(trace);
     if (!result.message.empty()) j["message"] = result.message;
+    j["method_seconds"] = result.method_seconds;
     add_outcome(j, result.iterations, result.status, result.seconds);
     return j;
 }

@@ -434,6 +434,7 @@ SelectionResult FeatureRanker::rank(Backend& backend, const Dataset& data,
     IndexVector counts_desc = options.feature_counts;
     std::sort(counts_desc.begin(), counts_desc.end(), std::greater<Index>());
     detail::Ranking ranking = run(backend, data, machines, options, counts_desc);
+    const double method_seconds = stopwatch.seconds();
 
     const bool ww = !machines.binary() && options.multiclass == MulticlassScheme::WestonWatkins;
     SelectionResult result;
@@ -456,6 +457,7 @@ SelectionResult FeatureRanker::rank(Backend& backend, const Dataset& data,
     result.status = ranking.status;
     result.message = std::move(ranking.message);
     result.seconds = stopwatch.seconds();
+    result.method_seconds = method_seconds;
     return result;
 }
 

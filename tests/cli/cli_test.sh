@@ -429,6 +429,7 @@ py select 'all(isinstance(j, int) and 0 <= j < 2000 for j in d["selected"])'
 py select 'd["subsets"][0]["features"] == 20 and d["subsets"][0]["selected"] == d["selected"]'
 py select 'len(d["weights"]) == 20 and isinstance(d["converged"], bool) and "iterations" in d'
 py select 'all(k in d for k in ["status", "seconds"])'
+py select '0 <= d["method_seconds"] <= d["seconds"]'
 
 run select_multi select "$DATA/colon/colon.csv" --method corr --features 10,50 --C 10 --log10 --standardize --json --quiet
 expect_rc select_multi 0

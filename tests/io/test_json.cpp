@@ -56,6 +56,7 @@ TEST(Json, SelectionResultCarriesEverySubsetAndTheTrace) {
     EXPECT_EQ(j["converged"], result.status == Status::Success);
     EXPECT_EQ(j["status"], to_string(result.status));
     EXPECT_EQ(j["seconds"], result.seconds);
+    EXPECT_EQ(j["method_seconds"], result.method_seconds);
     EXPECT_FALSE(to_json(result).contains("selected_names"));
 }
 

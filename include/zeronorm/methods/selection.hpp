@@ -191,6 +191,7 @@ struct SelectionResult {
     Status status = Status::Success;
     std::string message;             // why the status is not Success (its first cause), else ""
     double seconds = 0.0;            // wall time of select_features, retraining included
+    double method_seconds = 0.0;     // of the method alone, before the retraining
 };
 
 // Runs the method on the backend, then retrains a linear SVM (final_C, final_ridge) on the
