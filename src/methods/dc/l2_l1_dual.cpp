@@ -157,9 +157,10 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
         if (m + m0 == 0) {
             // M = D_beta (no rank update: BLAS refuses an empty one)
         } else if (low_rank) {
+            // (a plain matrix, so that the rank update is BLAS's dsyrk)
+            const Matrix scaled = D_beta.cwiseInverse().cwiseSqrt().asDiagonal() * YB;
             Matrix K = Matrix::Identity(m + m0, m + m0);
-            K.selfadjointView<Eigen::Lower>().rankUpdate(
-                YB.transpose() * D_beta.cwiseInverse().cwiseSqrt().asDiagonal());
+            K.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
             llt.compute(K);
         } else {
             Matrix M = D_beta.asDiagonal();
