@@ -186,7 +186,7 @@ std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
 //    system where n <= |J|, else of the |J| x |J| one the Woodbury identity leaves (n |J|^2,
 //    no n x n storage), whose answer's face then gives the primal point. Where n > d it is the
 //    main solver of a cold start (pima's tenfold l2-l1 row 15x faster than by pair steps, ijcnn1's
-//    50,000 samples in about half a second where pair steps missed the gap after 200,000).
+//    50,000 samples in under a second where pair steps missed the gap after 200,000).
 // A problem stops when its relative duality gap (P - D) / P <= gap_tolerance, P the primal at
 // the best primal point found (bias optimal for its w), D the dual at the current beta, both
 // recomputed from beta before a stop is accepted.

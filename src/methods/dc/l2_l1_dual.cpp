@@ -154,22 +154,20 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
         if (m0 > 0) YB.rightCols(m0) = y.asDiagonal() * X0;
         const bool low_rank = n > m + m0;
         Eigen::LLT<Matrix> llt;
-        if (m + m0 == 0) {
-            // M = D_beta (no rank update: BLAS refuses an empty one)
-        } else if (low_rank) {
-            // (a plain matrix, so that the rank update is BLAS's dsyrk)
+        if (low_rank) {
+            // (a plain matrix, so that the rank update is BLAS's dsyrk, which refuses an empty
+            // one: with no feature in J, K is 0 x 0 and M = D_beta)
             const Matrix scaled = D_beta.cwiseInverse().cwiseSqrt().asDiagonal() * YB;
             Matrix K = Matrix::Identity(m + m0, m + m0);
-            K.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
+            if (m + m0 > 0) K.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
             llt.compute(K);
         } else {
             Matrix M = D_beta.asDiagonal();
             M.selfadjointView<Eigen::Lower>().rankUpdate(YB);
             llt.compute(M);
         }
-        if (m + m0 > 0 && llt.info() != Eigen::Success) break;
+        if (llt.info() != Eigen::Success) break;
         const auto solve_M = [&](const Vector& h) -> Vector {
-            if (m + m0 == 0) return h.cwiseQuotient(D_beta);
             if (!low_rank) return llt.solve(h);
             const Vector t = h.cwiseQuotient(D_beta);
             return t - (YB * llt.solve(YB.transpose() * t)).cwiseQuotient(D_beta);
