@@ -182,9 +182,9 @@ std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
 //  - after 20 n + 100 pair steps (d + 100 where n > d), a primal-dual interior-point method
 //    (Mehrotra) on the dual written as a bound-constrained QP in (beta, v) with
 //    1/2 S_c(u)^2 = min_{|v|<=c} 1/2|u-v|^2, over the features J in or near the support
-//    (violators join and it reruns): about 20-30 Newton steps, each one Cholesky of an n x n
-//    system where n <= |J|, else of the |J| x |J| one the Woodbury identity leaves (n |J|^2,
-//    no n x n storage), whose answer's face then gives the primal point. Where n > d it is the
+//    (violators join and it reruns): 20-70 Newton steps, up to 200 on degenerate duals, each
+//    one Cholesky of an n x n system where n <= |J|, else of the |J| x |J| one the Woodbury
+//    identity leaves (n |J|^2, no n x n storage), whose answer's face gives the primal point. Where n > d it is the
 //    main solver of a cold start (pima's tenfold l2-l1 row 15x faster than by pair steps, ijcnn1's
 //    50,000 samples in under a second where pair steps missed the gap after 200,000).
 // A problem stops when its relative duality gap (P - D) / P <= gap_tolerance, P the primal at
