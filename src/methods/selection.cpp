@@ -17,6 +17,7 @@
 #include "methods/selection_common.hpp"
 #include "solvers/labels.hpp"
 #include "zeronorm/core/error.hpp"
+#include "zeronorm/methods/dc_svm.hpp"
 #include "zeronorm/methods/methods.hpp"
 #include "zeronorm/solvers/ww_svm.hpp"
 
@@ -357,6 +358,30 @@ FeatureSubset retrain_ww(const Dataset& data, const Machines& machines,
     return subset;
 }
 
+// Whether the final soft-margin SVM is solved in the primal's dimension: the l2-l1 dual with
+// zero costs is its dual, and where the samples far outnumber the selected features the
+// interior-point method of that dual (Newton steps of n r^2, dc_svm.hpp) beats SMO's O(n)
+// steps, of which a large C asks many. On ijcnn1's first ten CORR features (r = 10), C = 1 /
+// 100: 0.65 / 0.70 s against SMO's 4.7 / 27.5 s at n = 49,990 and 0.14 / 0.48 s against
+// 0.50 / 2.1 s at n = 20,000; at n = 5000 SMO was faster (0.2 s against 0.03-0.3 s). a9a's
+// 32,561 rows on ten of its binary columns: 0.08 s against 1.9 / 3.2 s. r <= 64 keeps each
+// Newton step under about 0.1 s.
+bool final_by_interior_point(Index n, Index r, const SelectionOptions& options) {
+    return std::isfinite(options.final_C) && options.final_ridge == 0.0 && n >= 20'000 &&
+           r <= 64;
+}
+
+// The linear machine f(x) = w.x + b as an SvmModel: one expansion point w with coefficient 1
+// (the dual of an interior-point solve is not sparse; the expansion over all samples would
+// predict the same at n times the cost).
+SvmModel linear_machine(const Vector& w, double b) {
+    SvmModel model;  // linear kernel
+    model.support_vectors = w.transpose();
+    model.coef = Vector::Ones(1);
+    model.bias = b;
+    return model;
+}
+
 // Retrains the final linear SVM(s) on the original columns `selected` (footnote 7).
 FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& machines,
                       const IndexVector& selected, const SelectionOptions& options) {
@@ -384,6 +409,24 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
         where << "final classifier on the " << r << " selected features";
         if (!machines.binary()) where << " (class " << k << " against the rest)";
         SvmModel model;
+        if (final_by_interior_point(data.n_samples(), r, options)) {
+            const DcOptions dc;
+            const L2L1BatchResult solved = solve_l2_l1_svm_batch(
+                sub.X, sub.y, Vector::Constant(1, options.final_C), Matrix::Zero(r, 1), Matrix(),
+                dc.gap_tolerance, dc.max_inner_iterations);
+            model = linear_machine(solved.w.col(0), solved.b[0]);
+            if (solved.status[0] != Status::Success &&
+                subset.classifier_status == Status::Success) {
+                subset.classifier_status = solved.status[0];
+                subset.classifier_message =
+                    where.str() + ": the dual stopped short of its duality gap " +
+                    std::to_string(dc.gap_tolerance) + " after " +
+                    std::to_string(solved.iterations[0]) + " pair steps";
+            }
+            subset.class_weights.col(Index(k)) = solved.w.col(0);
+            subset.classifiers.push_back(std::move(model));
+            continue;
+        }
         const DualSolver solve = [&](const SmoOptions& smo, const Vector*) {
             svm.smo = smo;  // train_svm has no warm start; only the final hard margin restarts
             SvmTrainResult trained = train_svm(backend, sub, svm);
