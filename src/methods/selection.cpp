@@ -418,10 +418,11 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
             if (solved.status[0] != Status::Success &&
                 subset.classifier_status == Status::Success) {
                 subset.classifier_status = solved.status[0];
-                subset.classifier_message =
-                    where.str() + ": the dual stopped short of its duality gap " +
-                    std::to_string(dc.gap_tolerance) + " after " +
-                    std::to_string(solved.iterations[0]) + " pair steps";
+                std::ostringstream why;
+                why << where.str() << ": the C-SVM's dual stopped short of its relative duality "
+                    << "gap " << dc.gap_tolerance << " after " << solved.iterations[0]
+                    << " pair steps";
+                subset.classifier_message = why.str();
             }
             subset.class_weights.col(Index(k)) = solved.w.col(0);
             subset.classifiers.push_back(std::move(model));

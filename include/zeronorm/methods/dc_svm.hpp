@@ -184,9 +184,10 @@ std::vector<DcResult> train_quadratic_fsv_grid(const Matrix& X, const Vector& y,
 //    1/2 S_c(u)^2 = min_{|v|<=c} 1/2|u-v|^2, over the features J in or near the support
 //    (violators join and it reruns): 20-70 Newton steps, up to 200 on degenerate duals, each
 //    one Cholesky of an n x n system where n <= |J|, else of the |J| x |J| one the Woodbury
-//    identity leaves (n |J|^2, no n x n storage), whose answer's face gives the primal point. Where n > d it is the
-//    main solver of a cold start (pima's tenfold l2-l1 row 15x faster than by pair steps, ijcnn1's
-//    50,000 samples in under a second where pair steps missed the gap after 200,000).
+//    identity leaves (n |J|^2, no n x n storage), whose answer's face gives the primal point.
+//    Where n > d it is the main solver of a cold start (pima's tenfold l2-l1 row 15x faster
+//    than by pair steps, ijcnn1's 50,000 samples in under a second where pair steps missed the
+//    gap after 200,000).
 // A problem stops when its relative duality gap (P - D) / P <= gap_tolerance, P the primal at
 // the best primal point found (bias optimal for its w), D the dual at the current beta, both
 // recomputed from beta before a stop is accepted.
