@@ -529,7 +529,9 @@ TEST(QuadraticFsv, SelectsTheFeaturesOfAProductAndBoundsTheirMonomials) {
 
 // The first DCA step's LP has one optimal value whatever simplex solves it (its vertex may
 // differ where the LP is degenerate, so only that step is compared); and quadratic_lp, not
-// lp, is the options the quadratic LPs run under.
+// lp, is the options the quadratic LPs run under. The trace holds the FSV objective at the
+// step's vertex, not the LP's value, and alternative optimal vertices change it a little
+// (3.3e-6 of it for ZN_TEST_SEED=3485492270): compared to 1e-5.
 TEST(QuadraticFsv, EverySimplexMethodReachesTheFirstStepsOptimum) {
     SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(test_seed()));
     std::mt19937_64 rng(test_seed());
@@ -547,14 +549,14 @@ TEST(QuadraticFsv, EverySimplexMethodReachesTheFirstStepsOptimum) {
         first.push_back(r.trace.front().objective);
     }
     for (std::size_t k = 1; k < first.size(); ++k)
-        EXPECT_NEAR(first[k], first[0], 1e-6 * (1.0 + std::abs(first[0]))) << k;
+        EXPECT_NEAR(first[k], first[0], 1e-5 * (1.0 + std::abs(first[0]))) << k;
 
     // A pivot cap of 1 on lp leaves quadratic FSV as it was; on quadratic_lp it stops the LP.
     o.quadratic_lp = LpOptions{};
     o.lp.max_iterations = 1;
     const DcResult capped_lp = train_quadratic_fsv(data.X, data.y, o);
     ASSERT_TRUE(capped_lp.converged()) << capped_lp.message;
-    EXPECT_NEAR(capped_lp.trace.front().objective, first[0], 1e-6 * (1.0 + std::abs(first[0])));
+    EXPECT_NEAR(capped_lp.trace.front().objective, first[0], 1e-5 * (1.0 + std::abs(first[0])));
     o.lp = LpOptions::with_method(LpMethod::Dual);
     o.quadratic_lp.max_iterations = 1;
     const DcResult capped_quadratic = train_quadratic_fsv(data.X, data.y, o);

@@ -113,7 +113,12 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
     std::vector<Index> with_v, without_v;
     for (const Index k : J) (c[k] > 0 ? with_v : without_v).push_back(k);
     const Index m = Index(with_v.size()), m0 = Index(without_v.size());
-    const Matrix X1 = X(Eigen::all, with_v), X0 = X(Eigen::all, without_v);
+    // X_J with the features that have a v first; B = X_J S, S = diag(omega^1/2, 1) below.
+    Matrix XJ(n, m + m0);
+    XJ.leftCols(m) = X(Eigen::all, with_v);
+    XJ.rightCols(m0) = X(Eigen::all, without_v);
+    const auto X1 = XJ.leftCols(m);
+    const auto X0 = XJ.rightCols(m0);
     const Vector c1 = c(with_v);
     const Index N = n + m;  // z = (beta, v)
     Vector lower(N), upper(N);
@@ -143,25 +148,29 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
         const Vector r_d = g + eta * yv - l_l + l_u;
         const double r_p = y.dot(z.head(n));
         const Vector D = l_l.cwiseQuotient(s_l) + l_u.cwiseQuotient(s_u);
-        // The reduced n x n matrix M = Y B B' Y + D_beta, B = [X1 omega^1/2, X0], shared by
-        // both solves: factored whole where n <= |J|, else through the Woodbury identity
-        // M^-1 = D^-1 - D^-1 Y B (I + B' D^-1 B)^-1 B' Y D^-1, an |J| x |J| factor (n |J|^2 work
-        // and memory n |J|: the n x n matrix of a problem with 50,000 samples would not fit).
+        // The reduced n x n matrix M = Y B B' Y + D_beta, B = X_J S with S = diag(omega^1/2, 1),
+        // shared by both solves: factored whole where n <= |J|, else through the Woodbury
+        // identity M^-1 = D^-1 - D^-1 Y B (I + B' D^-1 B)^-1 B' Y D^-1, an |J| x |J| factor
+        // (n |J|^2 work and memory n |J|: the n x n matrix of 50,000 samples would not fit).
         const Vector omega = D.tail(m).cwiseQuotient((1.0 + D.tail(m).array()).matrix());
         const Vector D_beta = D.head(n);
-        Matrix YB(n, m + m0);
-        YB.leftCols(m) = y.asDiagonal() * X1 * omega.cwiseSqrt().asDiagonal();
-        if (m0 > 0) YB.rightCols(m0) = y.asDiagonal() * X0;
+        Vector S(m + m0);
+        S << omega.cwiseSqrt(), Vector::Ones(m0);
         const bool low_rank = n > m + m0;
         Eigen::LLT<Matrix> llt;
         if (low_rank) {
-            // (a plain matrix, so that the rank update is BLAS's dsyrk, which refuses an empty
-            // one: with no feature in J, K is 0 x 0 and M = D_beta)
-            const Matrix scaled = D_beta.cwiseInverse().cwiseSqrt().asDiagonal() * YB;
-            Matrix K = Matrix::Identity(m + m0, m + m0);
-            if (m + m0 > 0) K.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
+            // B'Y D^-1 Y B = S X_J' D^-1 X_J S (Y^2 = I): one scaled copy of X_J per step, a
+            // plain matrix so that the rank update is BLAS's dsyrk (which refuses an empty one:
+            // with no feature in J, K is 0 x 0 and M = D_beta).
+            const Matrix scaled = D_beta.cwiseInverse().cwiseSqrt().asDiagonal() * XJ;
+            Matrix G = Matrix::Zero(m + m0, m + m0);
+            if (m + m0 > 0) G.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose());
+            Matrix K = G.selfadjointView<Eigen::Lower>();
+            K = S.asDiagonal() * K * S.asDiagonal();
+            K.diagonal().array() += 1.0;
             llt.compute(K);
         } else {
+            const Matrix YB = y.asDiagonal() * XJ * S.asDiagonal();
             Matrix M = D_beta.asDiagonal();
             M.selfadjointView<Eigen::Lower>().rankUpdate(YB);
             llt.compute(M);
@@ -170,7 +179,8 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
         const auto solve_M = [&](const Vector& h) -> Vector {
             if (!low_rank) return llt.solve(h);
             const Vector t = h.cwiseQuotient(D_beta);
-            return t - (YB * llt.solve(YB.transpose() * t)).cwiseQuotient(D_beta);
+            const Vector u = llt.solve(S.cwiseProduct(XJ.transpose() * y.cwiseProduct(t)));
+            return t - y.cwiseProduct(XJ * S.cwiseProduct(u)).cwiseQuotient(D_beta);
         };
         const Vector q = solve_M(y);
         // Solves (H + D) dz + y dEta = rhs, y'dz_beta = -r_p.
