@@ -17,7 +17,6 @@
 #include "methods/selection_common.hpp"
 #include "solvers/labels.hpp"
 #include "zeronorm/core/error.hpp"
-#include "zeronorm/methods/dc_svm.hpp"
 #include "zeronorm/methods/methods.hpp"
 #include "zeronorm/solvers/ww_svm.hpp"
 
@@ -244,6 +243,14 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, doubl
     }
 }
 
+L2L1BatchResult solve_soft_margin_by_interior_point(const Matrix& X, const Vector& y, double C,
+                                                    const Vector& warm) {
+    const DcOptions dc;
+    return solve_l2_l1_svm_batch(X, y, Vector::Constant(1, C), Matrix::Zero(X.cols(), 1),
+                                 warm.size() > 0 ? Matrix(warm) : Matrix(), dc.gap_tolerance,
+                                 dc.max_inner_iterations);
+}
+
 double max_row_norm2(const Matrix& X, const IndexVector& columns, const Vector& scale) {
     Vector norm2 = Vector::Zero(X.rows());
     for (std::size_t k = 0; k < columns.size(); ++k) {
@@ -367,8 +374,8 @@ FeatureSubset retrain_ww(const Dataset& data, const Machines& machines,
 // 32,561 rows on ten of its binary columns: 0.08 s against 1.9 / 3.2 s. r <= 64 keeps each
 // Newton step under about 0.1 s.
 bool final_by_interior_point(Index n, Index r, const SelectionOptions& options) {
-    return std::isfinite(options.final_C) && options.final_ridge == 0.0 && n >= 20'000 &&
-           r <= 64;
+    return std::isfinite(options.final_C) && options.final_ridge == 0.0 &&
+           n >= kInteriorPointSamples && r <= 64;
 }
 
 // The linear machine f(x) = w.x + b as an SvmModel: one expansion point w with coefficient 1
@@ -410,46 +417,42 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
         if (!machines.binary()) where << " (class " << k << " against the rest)";
         SvmModel model;
         if (final_by_interior_point(data.n_samples(), r, options)) {
-            const DcOptions dc;
-            const L2L1BatchResult solved = solve_l2_l1_svm_batch(
-                sub.X, sub.y, Vector::Constant(1, options.final_C), Matrix::Zero(r, 1), Matrix(),
-                dc.gap_tolerance, dc.max_inner_iterations);
+            const L2L1BatchResult solved =
+                solve_soft_margin_by_interior_point(sub.X, sub.y, options.final_C, Vector());
             model = linear_machine(solved.w.col(0), solved.b[0]);
             if (solved.status[0] != Status::Success &&
                 subset.classifier_status == Status::Success) {
                 subset.classifier_status = solved.status[0];
                 std::ostringstream why;
                 why << where.str() << ": the C-SVM's dual stopped short of its relative duality "
-                    << "gap " << dc.gap_tolerance << " after " << solved.iterations[0]
+                    << "gap " << DcOptions().gap_tolerance << " after " << solved.iterations[0]
                     << " pair steps";
                 subset.classifier_message = why.str();
             }
-            subset.class_weights.col(Index(k)) = solved.w.col(0);
-            subset.classifiers.push_back(std::move(model));
-            continue;
-        }
-        const DualSolver solve = [&](const SmoOptions& smo, const Vector*) {
-            svm.smo = smo;  // train_svm has no warm start; only the final hard margin restarts
-            SvmTrainResult trained = train_svm(backend, sub, svm);
-            model = std::move(trained.model);
-            return trained.smo;
-        };
-        try {
-            const SmoResult dual = solve_svm_dual(solve, options.final_smo, options.final_C,
-                                                  options.final_ridge, nullptr, radius2,
-                                                  where.str());
-            if (dual.status != Status::Success && subset.classifier_status == Status::Success) {
-                subset.classifier_status = dual.status;
-                subset.classifier_message = where.str() + ": SMO stopped with status " +
-                                            to_string(dual.status) + " after " +
-                                            std::to_string(dual.iterations) + " iterations";
+        } else {
+            const DualSolver solve = [&](const SmoOptions& smo, const Vector*) {
+                svm.smo = smo;  // train_svm has no warm start; only the final hard margin restarts
+                SvmTrainResult trained = train_svm(backend, sub, svm);
+                model = std::move(trained.model);
+                return trained.smo;
+            };
+            try {
+                const SmoResult dual = solve_svm_dual(solve, options.final_smo, options.final_C,
+                                                      options.final_ridge, nullptr, radius2,
+                                                      where.str());
+                if (dual.status != Status::Success && subset.classifier_status == Status::Success) {
+                    subset.classifier_status = dual.status;
+                    subset.classifier_message = where.str() + ": SMO stopped with status " +
+                                                to_string(dual.status) + " after " +
+                                                std::to_string(dual.iterations) + " iterations";
+                }
+            } catch (const NumericalError& e) {  // the selection stands without its classifier
+                subset.classifier_status = Status::NumericalIssue;
+                subset.classifier_message = e.what();
+                subset.classifiers.clear();
+                subset.class_weights.resize(0, 0);
+                return subset;
             }
-        } catch (const NumericalError& e) {  // the selection stands without its classifier
-            subset.classifier_status = Status::NumericalIssue;
-            subset.classifier_message = e.what();
-            subset.classifiers.clear();
-            subset.class_weights.resize(0, 0);
-            return subset;
         }
         subset.class_weights.col(Index(k)) = model.linear_weights();
         subset.classifiers.push_back(std::move(model));

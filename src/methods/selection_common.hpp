@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "zeronorm/core/backend.hpp"
+#include "zeronorm/methods/dc_svm.hpp"
 #include "zeronorm/methods/selection.hpp"
 
 namespace zeronorm::detail {
@@ -50,6 +51,16 @@ constexpr double kSeparabilityTolerance = 1e-3;
 SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, double C,
                          double ridge, const Vector* warm_start,
                          const std::function<double()>& radius2, const std::string& where);
+
+// The linear soft-margin SVM (C finite, no ridge, unregularised bias) solved without its n x n
+// kernel: its dual is the l2-l1 dual with zero feature costs (dc_svm.hpp), whose interior point
+// costs n r^2 per Newton step. At DcOptions' gap tolerance and pair-step cap; `warm` the
+// starting beta (empty: 0). One problem (column 0 of the result). From kInteriorPointSamples
+// samples on, the final classifier (few features) and RFE's rounds (whose kernel alone would
+// be 3.2 GB or more) take this route.
+constexpr Index kInteriorPointSamples = 20'000;
+L2L1BatchResult solve_soft_margin_by_interior_point(const Matrix& X, const Vector& y, double C,
+                                                    const Vector& warm);
 
 // Largest squared row norm of X restricted to `columns`, each column j scaled by scale[k] (scale
 // empty: 1): R^2 for solve_svm_dual, from the host copy of the data.

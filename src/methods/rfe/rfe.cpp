@@ -23,8 +23,8 @@
 
 #include "methods/machine_fits.hpp"
 #include "methods/rfe/rfe.hpp"
+#include "methods/selection_common.hpp"
 #include "zeronorm/core/error.hpp"
-#include "zeronorm/methods/dc_svm.hpp"
 
 namespace zeronorm::detail {
 
@@ -170,23 +170,17 @@ MachineFits fit_rfe_round(Backend& backend, ColumnTracker& X, const KernelSpec& 
         false);
 }
 
-// One RFE round's linear SVMs through the l2-l1 dual with zero costs (the C-SVM's dual; its
-// interior point costs n r^2 per Newton step and no n x n kernel), each warm-started from the
-// machine's previous dual.
+// One RFE round's linear SVMs without the n x n kernel (solve_soft_margin_by_interior_point),
+// each warm-started from the machine's previous dual.
 RfeRound fit_rfe_round_by_interior_point(const Dataset& data, const Machines& machines,
                                          const SelectionOptions& options,
                                          std::vector<Vector>& beta, const IndexVector& alive) {
     const Matrix Xa = data.X(Eigen::all, alive);
-    const Index r = Xa.cols();
-    const DcOptions dc;
-    Matrix W(r, Index(machines.targets.size()));
+    Matrix W(Xa.cols(), Index(machines.targets.size()));
     RfeRound round;
     for (std::size_t k = 0; k < machines.targets.size(); ++k) {
-        const Matrix warm = beta[k].size() > 0 ? Matrix(beta[k]) : Matrix();
         const L2L1BatchResult solved =
-            solve_l2_l1_svm_batch(Xa, machines.targets[k], Vector::Constant(1, options.C),
-                                  Matrix::Zero(r, 1), warm, dc.gap_tolerance,
-                                  dc.max_inner_iterations);
+            solve_soft_margin_by_interior_point(Xa, machines.targets[k], options.C, beta[k]);
         W.col(Index(k)) = solved.w.col(0);
         round.objective += solved.dual[0];
         if (solved.status[0] != Status::Success && round.status == Status::Success)
@@ -201,7 +195,8 @@ Ranking run_rfe(Backend& backend, const Dataset& data, const Machines& machines,
                 const SelectionOptions& options, const IndexVector& counts_desc) {
     // From 20,000 samples the n x n kernel takes 3.2 GB or more (20 GB at ijcnn1's 49,990
     // rows); a soft margin (finite C, no ridge) is then fitted without it.
-    if (data.n_samples() >= 20'000 && std::isfinite(options.C) && options.ridge == 0.0) {
+    if (data.n_samples() >= kInteriorPointSamples && std::isfinite(options.C) &&
+        options.ridge == 0.0) {
         std::vector<Vector> beta(machines.targets.size());
         return eliminate_recursively(
             data.n_features(), counts_desc, options.rfe_fraction,
