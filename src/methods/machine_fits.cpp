@@ -1,6 +1,7 @@
 #include "methods/machine_fits.hpp"
 
 #include "solvers/dense_dual.hpp"
+#include "zeronorm/core/error.hpp"
 
 namespace zeronorm::detail {
 
@@ -45,6 +46,45 @@ MachineFits fit_machines(Backend& backend, const DeviceMatrix& K, const DeviceMa
         out.duals.push_back(std::move(r));
     }
     out.W = backend.download(dual_weights(backend, 1, X, dual_coefficients(out.duals, Y)));
+    return out;
+}
+
+MachineFits fit_machines_by_interior_point(const Matrix& X, const Machines& machines,
+                                           const SelectionOptions& options,
+                                           std::vector<Vector>& warm,
+                                           const std::function<double()>& radius2,
+                                           const std::function<std::string(std::size_t)>& where,
+                                           bool stop_at_failure) {
+    ZN_EXPECTS(options.ridge == 0.0, "fit_machines_by_interior_point: the interior point takes "
+                                     "no ridge (got " << options.ridge << ")");
+    MachineFits out;
+    const std::size_t n_machines = machines.targets.size();
+    Matrix W(X.cols(), Index(n_machines));
+    for (std::size_t k = 0; k < n_machines; ++k) {
+        const Vector& y = machines.targets[k];
+        const DualSolver solve = [&](const SmoOptions& smo, const Vector* start) {
+            const L2L1BatchResult s =
+                solve_soft_margin_by_interior_point(X, y, smo.C, start ? *start : Vector());
+            W.col(Index(k)) = s.w.col(0);  // of the last stage: the one returned
+            SmoResult r;
+            r.beta = s.beta.col(0);
+            r.bias = s.b[0];
+            r.objective = -s.dual[0];
+            r.kkt_gap = s.primal[0] - s.dual[0];
+            r.iterations = s.iterations[0];
+            r.status = s.status[0];
+            return r;
+        };
+        SmoResult r = solve_svm_dual(solve, options.smo, options.C, 0.0,
+                                     warm[k].size() ? &warm[k] : nullptr, radius2, where(k),
+                                     kInteriorAtBoundTolerance);
+        if (r.status != Status::Success && out.status == Status::Success) out.status = r.status;
+        if (stop_at_failure && r.status != Status::Success) return out;
+        warm[k] = r.beta;
+        out.objective -= r.objective;
+        out.duals.push_back(std::move(r));
+    }
+    out.W = std::move(W);
     return out;
 }
 

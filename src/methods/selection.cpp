@@ -198,7 +198,8 @@ Machines make_machines(const Vector& y) {
 
 SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, double C,
                          double ridge, const Vector* warm_start,
-                         const std::function<double()>& radius2, const std::string& where) {
+                         const std::function<double()>& radius2, const std::string& where,
+                         double at_bound_tolerance) {
     SmoOptions smo(base, C, ridge);
     if (bounded_dual(C, ridge)) return solve(smo, warm_start);
     Vector warm;
@@ -214,7 +215,8 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, doubl
     for (;; bound *= 100.0) {
         smo.C = std::min(bound, kMaxHardMarginBound * unit);
         SmoResult r = solve(smo, warm.size() > 0 ? &warm : nullptr);
-        const bool at_bound = r.beta.size() > 0 && r.beta.maxCoeff() >= smo.C;
+        const bool at_bound =
+            r.beta.size() > 0 && r.beta.maxCoeff() >= smo.C * (1.0 - at_bound_tolerance);
         if (!at_bound && r.status == Status::Success) return r;  // the hard-margin optimum
         // Convex-hull certificate: beta'Q beta = 2 (objective + sum beta) without ridge.
         const double sum = r.beta.sum();
@@ -228,8 +230,8 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, doubl
                << " of each other (largest |x| " << radius << "), so the hard-margin SVM "
                << "(C = inf, ridge = 0) has no solution or a negligible margin";
         } else if (r.status != Status::Success) {
-            os << "SMO hit its iteration cap (" << r.iterations << ") on the hard-margin SVM "
-               << "(C = inf, ridge = 0) with box bound " << smo.C
+            os << "the dual solver hit its iteration cap (" << r.iterations
+               << ") on the hard-margin SVM (C = inf, ridge = 0) with box bound " << smo.C
                << "; the data are probably not linearly separable";
         } else if (smo.C >= kMaxHardMarginBound * unit) {
             os << "the hard-margin SVM (C = inf, ridge = 0) needs dual variables beyond "

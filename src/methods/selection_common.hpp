@@ -39,7 +39,9 @@ Machines make_machines(const Vector& y);
 // few cheap stages, instead of after the millions of SMO steps that a huge bound would take.
 // `radius2` gives R^2 (called once per pure hard-margin solve). When R^2 lies outside
 // [1e-8, 1e8] the bounds are taken in units of 1 / R^2 (1/R^2 .. 1e8/R^2), the same problem
-// as for the data divided by R.
+// as for the data divided by R. A beta counts as reaching C_k from C_k (1 - at_bound_tolerance)
+// on: 0 for SMO, whose bounded variables sit exactly at C_k; more for a solver whose iterates
+// stay inside the box (kInteriorAtBoundTolerance).
 using DualSolver = std::function<SmoResult(const SmoOptions& smo, const Vector* warm_start)>;
 // True unless C = inf with ridge = 0 (the pure hard margin, solved in stages above): then the
 // dual is bounded and one solve serves.
@@ -50,7 +52,8 @@ constexpr double kWellScaledRadius2 = 1e8;
 constexpr double kSeparabilityTolerance = 1e-3;
 SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, double C,
                          double ridge, const Vector* warm_start,
-                         const std::function<double()>& radius2, const std::string& where);
+                         const std::function<double()>& radius2, const std::string& where,
+                         double at_bound_tolerance = 0.0);
 
 // The linear soft-margin SVM (C finite, no ridge, unregularised bias) solved without its n x n
 // kernel: its dual is the l2-l1 dual with zero feature costs (dc_svm.hpp), whose interior point
@@ -61,6 +64,16 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, doubl
 constexpr Index kInteriorPointSamples = 20'000;
 L2L1BatchResult solve_soft_margin_by_interior_point(const Matrix& X, const Vector& y, double C,
                                                     const Vector& warm);
+// Its betas at the bound come out within ~1e-12 C of it (the projection clips only those
+// beyond); this margin keeps a hard-margin stage (solve_svm_dual) from taking them as free.
+constexpr double kInteriorAtBoundTolerance = 1e-6;
+// Whether AROM's and RFE's linear SVMs on these data are fitted without the n x n kernel
+// (fit_machines_by_interior_point): from kInteriorPointSamples samples on, where the kernel
+// alone takes 3.2 GB or more (20 GB at ijcnn1's 49,990 rows), and without a ridge, which the
+// interior point does not take. A hard margin (C = inf) goes through the staged bounds.
+inline bool fits_without_kernel(Index n_samples, const SelectionOptions& options) {
+    return n_samples >= kInteriorPointSamples && options.ridge == 0.0;
+}
 
 // Largest squared row norm of X restricted to `columns`, each column j scaled by scale[k] (scale
 // empty: 1): R^2 for solve_svm_dual, from the host copy of the data.

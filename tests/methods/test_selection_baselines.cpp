@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "methods/machine_fits.hpp"
 #include "methods/selection_common.hpp"
 #include "support/backends.hpp"
 #include "support/random.hpp"
@@ -28,24 +29,41 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // n Gaussian samples labelled by sign(offset + strength.x + noise * e), e ~ N(0, 1): the classes
-// overlap, and the features of larger |strength_j| carry more of the label.
+// overlap, and the features of larger |strength_j| carry more of the label. With noise = 0 and
+// margin > 0 only samples with |offset + strength.x| >= margin are kept: linearly separable
+// data with that functional margin.
 Dataset noisy_linear_data(Index n, const std::vector<double>& strength, double offset,
-                          double noise, std::uint64_t seed) {
+                          double noise, std::uint64_t seed, double margin = 0.0) {
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> g(0.0, 1.0);
     const Index d = Index(strength.size());
     Dataset data;
     data.X.resize(n, d);
     data.y.resize(n);
-    for (Index i = 0; i < n; ++i) {
+    for (Index i = 0; i < n;) {
         double f = offset;
         for (Index j = 0; j < d; ++j) {
             data.X(i, j) = g(rng);
             f += strength[std::size_t(j)] * data.X(i, j);
         }
-        data.y[i] = f + noise * g(rng) > 0 ? 1.0 : -1.0;
+        f += noise * g(rng);
+        if (std::abs(f) < margin) continue;
+        data.y[i++] = f > 0 ? 1.0 : -1.0;
     }
     return data;
+}
+
+// That `value` is the optimal value of the linear C-SVM on `data`: between the dual and primal
+// values of SMO's solution (on kernel columns, at LIBSVM's tolerance).
+void expect_the_svm_optimum(Backend& backend, const Dataset& data, double C, double value) {
+    SvmOptions svm;  // linear kernel
+    svm.smo.C = C;
+    const SvmTrainResult smo = train_svm(backend, data, svm);
+    const double smo_dual = -smo.smo.objective;
+    const double smo_primal = l2_l1_primal(data.X, data.y, C, Vector::Zero(data.n_features()),
+                                           smo.model.linear_weights(), smo.model.bias);
+    EXPECT_GE(value, smo_dual * (1 - 1e-9));
+    EXPECT_LE(value, smo_primal * (1 + 1e-9));
 }
 
 // ---- Orders ----------------------------------------------------------------------------------
@@ -320,7 +338,6 @@ ZN_INSTANTIATE_FOR_BACKENDS(Rfe);
 TEST(RfeAtManySamples, SoftMarginRoundsNeedNoKernelAndRankThePlantedFeatures) {
     auto backend = make_cpu_backend();
     SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(testing::test_seed()));
-    const Index d = 8;
     const Dataset data = noisy_linear_data(20'000, {1.0, 0.0, 0.6, 0.0, 0.35, 0.0, 0.2, 0.0},
                                            0.1, 0.3, testing::test_seed());
     SelectionOptions opt;
@@ -335,17 +352,139 @@ TEST(RfeAtManySamples, SoftMarginRoundsNeedNoKernelAndRankThePlantedFeatures) {
     EXPECT_EQ(four, (IndexVector{0, 2, 4, 6}));
     EXPECT_EQ(two, (IndexVector{0, 2}));
     ASSERT_FALSE(r.trace.empty());
-    SvmOptions svm;  // linear kernel, SMO on kernel columns at LIBSVM's tolerance
-    svm.smo.C = opt.C;
-    const SvmTrainResult smo = train_svm(*backend, data, svm);
-    const double smo_dual = -smo.smo.objective;
-    const double smo_primal = l2_l1_primal(data.X, data.y, opt.C, Vector::Zero(d),
-                                           smo.model.linear_weights(), smo.model.bias);
-    EXPECT_GE(r.trace.front().objective, smo_dual * (1 - 1e-9));
-    EXPECT_LE(r.trace.front().objective, smo_primal * (1 + 1e-9));
+    expect_the_svm_optimum(*backend, data, opt.C, r.trace.front().objective);
 }
 
 
+
+// The linear SVMs of the selection methods without the kernel (fit_machines_by_interior_point)
+// against SMO on the kernel (fit_machines): two classes and three (one-vs-rest), a soft margin
+// and the staged hard margin. Optimal values to both solvers' accuracy, and w within the
+// distance that the dual's strong convexity in w allows: 1/2 |w - w*|^2 <= P(w) - D*.
+TEST(MachineFits, InteriorPointMatchesSmoOnTheKernel) {
+    auto backend = make_cpu_backend();
+    const std::uint64_t seed = testing::test_seed();
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
+    const std::vector<double> strength = {1.0, -0.6, 0.0, 0.35, 0.0, 0.2};
+    struct Case {
+        const char* name;
+        Dataset data;
+        double C;
+    };
+    Dataset three = noisy_linear_data(360, strength, 0.0, 0.5, seed + 2);
+    {  // a third class: the samples far along feature 2
+        const Vector col = three.X.col(2);
+        for (Index i = 0; i < three.n_samples(); ++i)
+            three.y[i] = col[i] > 0.6 ? 2.0 : (three.y[i] > 0 ? 1.0 : 0.0);
+    }
+    std::vector<Case> cases;
+    cases.push_back({"soft margin", noisy_linear_data(400, strength, 0.2, 0.4, seed), 1.0});
+    cases.push_back({"soft margin, large C", noisy_linear_data(300, strength, 0.2, 0.4, seed + 1),
+                     1e3});
+    cases.push_back({"hard margin", noisy_linear_data(400, strength, 0.2, 0.0, seed, 0.15), kInf});
+    cases.push_back({"three classes, one-vs-rest", three, 1.0});
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        const detail::Machines machines = detail::make_machines(c.data.y);
+        SelectionOptions options;
+        options.C = c.C;
+        IndexVector all(std::size_t(c.data.n_features()));
+        std::iota(all.begin(), all.end(), Index(0));
+        const auto radius2 = [&] { return detail::max_row_norm2(c.data.X, all, Vector()); };
+        const auto where = [](std::size_t) { return std::string("test"); };
+        const DeviceMatrix X = backend->upload(c.data.X);
+        const DeviceMatrix K = backend->kernel_matrix(KernelSpec{}, X, X);
+        std::vector<Vector> warm_smo(machines.targets.size()), warm_ip(machines.targets.size());
+        const detail::MachineFits smo = detail::fit_machines(*backend, K, X, machines, options,
+                                                             warm_smo, radius2, where, false);
+        const detail::MachineFits ip = detail::fit_machines_by_interior_point(
+            c.data.X, machines, options, warm_ip, radius2, where, false);
+        ASSERT_EQ(smo.status, Status::Success);
+        ASSERT_EQ(ip.status, Status::Success);
+        ASSERT_EQ(ip.W.rows(), c.data.n_features());
+        ASSERT_EQ(ip.W.cols(), Index(machines.targets.size()));
+        EXPECT_NEAR(ip.objective, smo.objective, 1e-6 * std::abs(smo.objective));
+        for (std::size_t k = 0; k < machines.targets.size(); ++k) {
+            const Vector& y = machines.targets[k];
+            const Vector w_ip = ip.W.col(Index(k)), w_smo = smo.W.col(Index(k));
+            const double dual = -smo.duals[k].objective;
+            // Soft margin: P(w) - D* from the primal at the interior point's (w, b). Hard
+            // margin (no primal to evaluate at a w that may miss a constraint by rounding):
+            // both optimal values to 1e-6, which gives the same kind of bound.
+            double slack = 1e-6 * std::abs(dual);
+            if (std::isfinite(c.C)) {
+                const double primal = l2_l1_primal(c.data.X, y, c.C,
+                                                   Vector::Zero(c.data.n_features()), w_ip,
+                                                   ip.duals[k].bias);
+                EXPECT_GE(primal, dual * (1 - 1e-9));
+                slack = std::max(0.0, primal - dual) + 1e-8 * std::abs(dual);
+            }
+            EXPECT_LE((w_ip - w_smo).norm(), 2.0 * std::sqrt(2.0 * slack) + 1e-9)
+                << "w_ip " << w_ip.transpose() << "\nw_smo " << w_smo.transpose();
+        }
+        ASSERT_EQ(warm_ip.size(), machines.targets.size());
+        EXPECT_EQ(warm_ip[0].size(), c.data.n_samples());  // the warm starts are kept
+    }
+    // Data that no hyperplane separates: both routes refuse the hard margin, saying why.
+    const Dataset overlapping = noisy_linear_data(400, strength, 0.2, 0.4, seed);
+    const detail::Machines machines = detail::make_machines(overlapping.y);
+    SelectionOptions options;  // C = inf, ridge = 0
+    std::vector<Vector> warm(1);
+    IndexVector all(std::size_t(overlapping.n_features()));
+    std::iota(all.begin(), all.end(), Index(0));
+    try {
+        detail::fit_machines_by_interior_point(
+            overlapping.X, machines, options, warm,
+            [&] { return detail::max_row_norm2(overlapping.X, all, Vector()); },
+            [](std::size_t) { return std::string("overlapping"); }, true);
+        ADD_FAILURE() << "expected NumericalError";
+    } catch (const NumericalError& e) {
+        EXPECT_NE(std::string(e.what()).find("overlapping: data not separable"), std::string::npos)
+            << e.what();
+    }
+}
+
+// l2-AROM from 20,000 samples fits its SVMs without the 3.2 GB kernel: it recovers the planted
+// features, its first iteration's value lies between SMO's dual and primal values of the same
+// SVM, and the default hard margin works on separable data and refuses overlapping data.
+TEST(L2AromAtManySamples, FitsWithoutTheKernelAndFindsThePlantedFeatures) {
+    auto backend = make_cpu_backend();
+    const std::uint64_t seed = testing::test_seed();
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
+    const std::vector<double> strength = {1.0, 0.0, -0.7, 0.0, 0.45, 0.0, 0.0, 0.0};
+    const Dataset data = noisy_linear_data(20'000, strength, 0.1, 0.2, seed);
+    SelectionOptions opt;
+    opt.method = SelectionMethod::L2Arom;
+    opt.feature_counts = {3};
+    opt.C = 1.0;
+    const SelectionResult r = select_features(*backend, data, opt);
+    ASSERT_EQ(r.status, Status::Success) << r.message;
+    IndexVector three = r.subsets[0].selected;
+    std::sort(three.begin(), three.end());
+    EXPECT_EQ(three, (IndexVector{0, 2, 4}));
+    ASSERT_FALSE(r.trace.empty());
+    // The first iteration's SVM (z = 1).
+    expect_the_svm_optimum(*backend, data, opt.C, r.trace.front().objective);
+
+    SelectionOptions hard;  // C = inf, ridge = 0
+    hard.method = SelectionMethod::L2Arom;
+    hard.feature_counts = {3};
+    const Dataset separable = noisy_linear_data(20'000, strength, 0.1, 0.0, seed + 1, 0.3);
+    const SelectionResult h = select_features(*backend, separable, hard);
+    ASSERT_EQ(h.status, Status::Success) << h.message;
+    three = h.subsets[0].selected;
+    std::sort(three.begin(), three.end());
+    EXPECT_EQ(three, (IndexVector{0, 2, 4}));
+    try {
+        select_features(*backend, data, hard);
+        ADD_FAILURE() << "expected NumericalError";
+    } catch (const NumericalError& e) {
+        EXPECT_NE(std::string(e.what()).find("l2-AROM iteration 1 (8 features): data not "
+                                             "separable"),
+                  std::string::npos)
+            << e.what();
+    }
+}
 
 // ---- front end: parsing and validation --------------------------------------------------------
 

@@ -25,7 +25,9 @@
 // comes from kernel_matrix with the feature scale z (one SYRK), SMO is warm-started from the
 // previous beta, w_bar from one GEMM X'(beta .* y) for all machines at once. z is normalised to
 // max 1 after each update, and a component that falls to <= prune_tolerance is removed for good:
-// its column is compacted out of X (select_columns), so later iterations cost less.
+// its column is compacted out of X (select_columns), so later iterations cost less. From 20,000
+// samples without a ridge (fits_without_kernel) the two-class and one-vs-rest SVMs come from the
+// l2-l1 dual's interior point with zero costs instead, on the host, without the n x n kernel.
 #include "methods/arom/arom.hpp"
 
 #include <algorithm>
@@ -100,43 +102,63 @@ std::string step_name(const char* method, std::int64_t iteration, std::size_t n_
 }
 
 // l2-AROM, two classes or one-vs-rest: an SVM dual per machine on the rescaled Gram (SMO on the
-// backend, warm-started from the previous beta).
+// backend, warm-started from the previous beta). On many samples (fits_without_kernel) the same
+// SVMs without the n x n kernel instead: the interior point on the host copy of the rescaled
+// alive columns, warm-started likewise, whose weights are w_bar itself (it sees z * x).
 class L2SvmFitter final : public AromFitter {
 public:
     L2SvmFitter(Backend& backend, const Dataset& data, const Machines& machines,
                 const SelectionOptions& options)
         : backend_(backend), data_(data), machines_(machines), options_(options),
-          X_(backend.upload(data.X)), beta_(machines.targets.size()) {}
+          without_kernel_(fits_without_kernel(data.n_samples(), options)),
+          beta_(machines.targets.size()) {
+        if (without_kernel_)
+            X_host_ = data.X;
+        else
+            X_ = backend.upload(data.X);
+    }
 
     AromStep fit(const Vector& z, const IndexVector& alive, std::int64_t iteration) override {
         const std::size_t n_machines = machines_.targets.size();
-        const DeviceMatrix z_dev = backend_.upload(Matrix(z));
-        const DeviceMatrix K = backend_.kernel_matrix(KernelSpec{}, X_, X_, &z_dev);
-        const MachineFits fits = fit_machines(
-            backend_, K, X_, machines_, options_, beta_,
-            [&] { return max_row_norm2(data_.X, alive, z); },
-            [&](std::size_t k) {
-                return step_name("l2-AROM", iteration, alive.size(), n_machines, k);
-            },
-            true);
+        const auto radius2 = [&] { return max_row_norm2(data_.X, alive, z); };
+        const auto where = [&](std::size_t k) {
+            return step_name("l2-AROM", iteration, alive.size(), n_machines, k);
+        };
+        MachineFits fits;
+        if (without_kernel_) {
+            fits = fit_machines_by_interior_point(X_host_ * z.asDiagonal(), machines_, options_,
+                                                  beta_, radius2, where, true);
+        } else {
+            const DeviceMatrix z_dev = backend_.upload(Matrix(z));
+            const DeviceMatrix K = backend_.kernel_matrix(KernelSpec{}, X_, X_, &z_dev);
+            fits = fit_machines(backend_, K, X_, machines_, options_, beta_, radius2, where, true);
+        }
         AromStep step;
         if (fits.status != Status::Success) {
             step.solved = false;
             return step;
         }
         step.objective = fits.objective;
-        step.w_abs_sum = scaled_weight_sum(z, fits.W);
+        step.w_abs_sum = without_kernel_ ? Vector(fits.W.cwiseAbs().rowwise().sum())
+                                         : scaled_weight_sum(z, fits.W);
         return step;
     }
 
-    void compact(const IndexVector& keep) override { X_ = backend_.select_columns(X_, keep); }
+    void compact(const IndexVector& keep) override {
+        if (without_kernel_)
+            X_host_ = Matrix(X_host_(Eigen::all, keep));
+        else
+            X_ = backend_.select_columns(X_, keep);
+    }
 
 private:
     Backend& backend_;
     const Dataset& data_;
     const Machines& machines_;
     const SelectionOptions& options_;
-    DeviceMatrix X_;  // columns of the alive features only
+    bool without_kernel_;
+    DeviceMatrix X_;  // columns of the alive features only (the kernel route)
+    Matrix X_host_;   // the same on the host (without the kernel)
     std::vector<Vector> beta_;  // warm starts
 };
 

@@ -12,9 +12,10 @@
 // run serves all counts. The last survivors (the smallest count) keep the order of c_j in the
 // round that left them (no SVM is trained on them: with r features the data are often no longer
 // separable, and that SVM would not change the subset).
-// From 20,000 samples with a finite C and no ridge the rounds' SVMs come from the l2-l1 dual
-// with zero costs (run_rfe) instead of SMO on the n x n kernel: the same SVM, its w the same to
-// the solvers' accuracy.
+// From 20,000 samples without a ridge (fits_without_kernel) the rounds' SVMs come from the l2-l1
+// dual with zero costs (fit_machines_by_interior_point; a hard margin through the same staged
+// bounds as SMO's) instead of SMO on the n x n kernel: the same SVM, its w the same to the
+// solvers' accuracy.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -152,56 +153,42 @@ const DeviceMatrix& ColumnTracker::columns(const IndexVector& alive) {
     return X_;
 }
 
+namespace {
+
+// The name of machine k's fit in RFE round `round` (messages).
+std::string round_name(std::int64_t round, const IndexVector& alive, const Machines& machines,
+                       std::size_t k) {
+    std::ostringstream where;
+    where << "RFE round " << round << " (" << alive.size() << " features)";
+    if (machines.targets.size() > 1) where << ", class " << k << " against the rest";
+    return where.str();
+}
+
+}  // namespace
+
 MachineFits fit_rfe_round(Backend& backend, ColumnTracker& X, const KernelSpec& kernel,
                           const Machines& machines, const SelectionOptions& options,
                           std::vector<Vector>& beta, const std::function<double()>& radius2,
                           std::int64_t round, const IndexVector& alive) {
     const DeviceMatrix& Xa = X.columns(alive);
     const DeviceMatrix K = backend.kernel_matrix(kernel, Xa, Xa);
-    const std::size_t n_machines = machines.targets.size();
     return fit_machines(
         backend, K, Xa, machines, options, beta, radius2,
-        [&](std::size_t k) {
-            std::ostringstream where;
-            where << "RFE round " << round << " (" << alive.size() << " features)";
-            if (n_machines > 1) where << ", class " << k << " against the rest";
-            return where.str();
-        },
-        false);
-}
-
-// One RFE round's linear SVMs without the n x n kernel (solve_soft_margin_by_interior_point),
-// each warm-started from the machine's previous dual.
-RfeRound fit_rfe_round_by_interior_point(const Dataset& data, const Machines& machines,
-                                         const SelectionOptions& options,
-                                         std::vector<Vector>& beta, const IndexVector& alive) {
-    const Matrix Xa = data.X(Eigen::all, alive);
-    Matrix W(Xa.cols(), Index(machines.targets.size()));
-    RfeRound round;
-    for (std::size_t k = 0; k < machines.targets.size(); ++k) {
-        const L2L1BatchResult solved =
-            solve_soft_margin_by_interior_point(Xa, machines.targets[k], options.C, beta[k]);
-        W.col(Index(k)) = solved.w.col(0);
-        round.objective += solved.dual[0];
-        if (solved.status[0] != Status::Success && round.status == Status::Success)
-            round.status = solved.status[0];
-        beta[k] = solved.beta.col(0);
-    }
-    round.criterion = W.rowwise().squaredNorm();
-    return round;
+        [&](std::size_t k) { return round_name(round, alive, machines, k); }, false);
 }
 
 Ranking run_rfe(Backend& backend, const Dataset& data, const Machines& machines,
                 const SelectionOptions& options, const IndexVector& counts_desc) {
-    // From 20,000 samples the n x n kernel takes 3.2 GB or more (20 GB at ijcnn1's 49,990
-    // rows); a soft margin (finite C, no ridge) is then fitted without it.
-    if (data.n_samples() >= kInteriorPointSamples && std::isfinite(options.C) &&
-        options.ridge == 0.0) {
+    if (fits_without_kernel(data.n_samples(), options)) {
         std::vector<Vector> beta(machines.targets.size());
         return eliminate_recursively(
             data.n_features(), counts_desc, options.rfe_fraction,
-            [&](std::int64_t, const IndexVector& alive) {
-                return fit_rfe_round_by_interior_point(data, machines, options, beta, alive);
+            [&](std::int64_t round, const IndexVector& alive) {
+                const MachineFits fits = fit_machines_by_interior_point(
+                    data.X(Eigen::all, alive), machines, options, beta,
+                    [&] { return max_row_norm2(data.X, alive, Vector()); },
+                    [&](std::size_t k) { return round_name(round, alive, machines, k); }, false);
+                return RfeRound{fits.W.rowwise().squaredNorm(), fits.objective, fits.status};
             });
     }
     const KernelSpec linear;
