@@ -34,7 +34,18 @@ def svm_dual(K, y, ridge):
     return clf, sign * beta_y
 
 
-def arom_path(X, y, counts, ridge, prune_tol=1e-8, conv_tol=1e-6, max_iter=1000):
+def kernel_weights(ridge):
+    """w of the hard-margin SVM on the precomputed Gram plus the ridge (the split protocol's)."""
+    def weights(Xz, y):
+        _, beta_y = svm_dual(Xz @ Xz.T, y, ridge)
+        return Xz.T @ beta_y
+    return weights
+
+
+def arom_path(X, y, counts, ridge, prune_tol=1e-8, conv_tol=1e-6, max_iter=1000, weights=None):
+    """One l2-AROM path; `weights(Xz, y)` fits the SVM on the rescaled data and returns its w
+    (default: kernel_weights(ridge))."""
+    weights = weights or kernel_weights(ridge)
     d = X.shape[1]
     z = np.ones(d)
     alive = np.arange(d)
@@ -42,9 +53,7 @@ def arom_path(X, y, counts, ridge, prune_tol=1e-8, conv_tol=1e-6, max_iter=1000)
     pending = sorted(counts, reverse=True)
     prev_z = None
     for _ in range(max_iter):
-        Xz = X[:, alive] * z
-        _, beta_y = svm_dual(Xz @ Xz.T, y, ridge)
-        w = Xz.T @ beta_y
+        w = weights(X[:, alive] * z, y)
         new_z = z * np.abs(w)
         new_z /= new_z.max()
         keep = new_z > prune_tol

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""One l2-AROM path on a whole data set with many samples (ijcnn1, a9a), written around
+scikit-learn's SVC(kernel="linear", C) as a user without zeronorm would write it: LIBSVM's SMO
+with kernel rows computed on demand (a precomputed n x n Gram would take 20 GB at ijcnn1's
+49,990 rows). The same loop as sklearn_arom.py (z <- z |w|, normalised to max 1, pruned at
+1e-8, stopped at a change of 1e-6); the peer of `zeronorm select DATA --method l2-arom -f R --C C`
+in bench/RESULTS.md. Prints the time of the path and the features it selects.
+
+usage: sklearn_arom_many_samples.py DATA.csv --features 10 --C 1
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+from sklearn.svm import SVC
+from threadpoolctl import threadpool_limits
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sklearn_arom import arom_path  # noqa: E402
+
+
+def linear_svc_weights(C):
+    def weights(Xz, y):
+        clf = SVC(kernel="linear", C=C, tol=1e-3, cache_size=2000).fit(Xz, y)
+        sign = 1.0 if clf.classes_[1] == 1 else -1.0  # coef_ is for classes_[1]
+        return sign * clf.coef_[0]
+    return weights
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("data")
+    p.add_argument("--features", required=True)
+    p.add_argument("--C", type=float, required=True)
+    a = p.parse_args()
+    raw = np.loadtxt(a.data, delimiter=",", skiprows=1)
+    X, y = raw[:, :-1], raw[:, -1]
+    counts = [int(c) for c in a.features.split(",")]
+    t0 = time.perf_counter()
+    with threadpool_limits(1):
+        chosen = arom_path(X, y, counts, 0.0, weights=linear_svc_weights(a.C))
+    seconds = time.perf_counter() - t0
+    print(json.dumps({"seconds": seconds,
+                      "selected": {str(r): [int(j) for j in chosen[r]] for r in counts}}))
+
+
+if __name__ == "__main__":
+    main()
