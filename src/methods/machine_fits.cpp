@@ -63,17 +63,9 @@ MachineFits fit_machines_by_interior_point(const Matrix& X, const Machines& mach
     for (std::size_t k = 0; k < n_machines; ++k) {
         const Vector& y = machines.targets[k];
         const DualSolver solve = [&](const SmoOptions& smo, const Vector* start) {
-            const L2L1BatchResult s =
-                solve_soft_margin_by_interior_point(X, y, smo.C, start ? *start : Vector());
-            W.col(Index(k)) = s.w.col(0);  // of the last stage: the one returned
-            SmoResult r;
-            r.beta = s.beta.col(0);
-            r.bias = s.b[0];
-            r.objective = -s.dual[0];
-            r.kkt_gap = s.primal[0] - s.dual[0];
-            r.iterations = s.iterations[0];
-            r.status = s.status[0];
-            return r;
+            InteriorPointSvm solved = solve_soft_margin_by_interior_point(X, y, smo.C, start);
+            W.col(Index(k)) = solved.w;  // of the last stage: the one returned
+            return solved.dual;
         };
         SmoResult r = solve_svm_dual(solve, options.smo, options.C, 0.0,
                                      warm[k].size() ? &warm[k] : nullptr, radius2, where(k),

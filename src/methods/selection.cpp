@@ -245,12 +245,21 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, doubl
     }
 }
 
-L2L1BatchResult solve_soft_margin_by_interior_point(const Matrix& X, const Vector& y, double C,
-                                                    const Vector& warm) {
+InteriorPointSvm solve_soft_margin_by_interior_point(const Matrix& X, const Vector& y, double C,
+                                                     const Vector* warm) {
     const DcOptions dc;
-    return solve_l2_l1_svm_batch(X, y, Vector::Constant(1, C), Matrix::Zero(X.cols(), 1),
-                                 warm.size() > 0 ? Matrix(warm) : Matrix(), dc.gap_tolerance,
-                                 dc.max_inner_iterations);
+    const L2L1BatchResult s = solve_l2_l1_svm_batch(
+        X, y, Vector::Constant(1, C), Matrix::Zero(X.cols(), 1),
+        warm != nullptr ? Matrix(*warm) : Matrix(), dc.gap_tolerance, dc.max_inner_iterations);
+    InteriorPointSvm out;
+    out.dual.beta = s.beta.col(0);
+    out.dual.bias = s.b[0];
+    out.dual.objective = -s.dual[0];
+    out.dual.kkt_gap = s.primal[0] - s.dual[0];
+    out.dual.iterations = s.iterations[0];
+    out.dual.status = s.status[0];
+    out.w = s.w.col(0);
+    return out;
 }
 
 double max_row_norm2(const Matrix& X, const IndexVector& columns, const Vector& scale) {
@@ -374,10 +383,10 @@ FeatureSubset retrain_ww(const Dataset& data, const Machines& machines,
 // 100: 0.65 / 0.70 s against SMO's 4.7 / 27.5 s at n = 49,990 and 0.14 / 0.48 s against
 // 0.50 / 2.1 s at n = 20,000; at n = 5000 SMO was faster (0.2 s against 0.03-0.3 s). a9a's
 // 32,561 rows on ten of its binary columns: 0.08 s against 1.9 / 3.2 s. r <= 64 keeps each
-// Newton step under about 0.1 s.
+// Newton step under about 0.1 s. A hard margin (final_C = inf) goes through solve_svm_dual's
+// staged bounds on the same solver.
 bool final_by_interior_point(Index n, Index r, const SelectionOptions& options) {
-    return std::isfinite(options.final_C) && options.final_ridge == 0.0 &&
-           n >= kInteriorPointSamples && r <= 64;
+    return options.final_ridge == 0.0 && n >= kInteriorPointSamples && r <= 64;
 }
 
 // The linear machine f(x) = w.x + b as an SvmModel: one expansion point w with coefficient 1
@@ -412,49 +421,48 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
     std::iota(all_columns.begin(), all_columns.end(), Index(0));
     const auto radius2 = [&] { return max_row_norm2(sub.X, all_columns, Vector()); };
     subset.class_weights.resize(r, Index(machines.targets.size()));
+    const bool by_interior_point = final_by_interior_point(data.n_samples(), r, options);
     for (std::size_t k = 0; k < machines.targets.size(); ++k) {
         sub.y = machines.targets[k];
         std::ostringstream where;
         where << "final classifier on the " << r << " selected features";
         if (!machines.binary()) where << " (class " << k << " against the rest)";
         SvmModel model;
-        if (final_by_interior_point(data.n_samples(), r, options)) {
-            const L2L1BatchResult solved =
-                solve_soft_margin_by_interior_point(sub.X, sub.y, options.final_C, Vector());
-            model = linear_machine(solved.w.col(0), solved.b[0]);
-            if (solved.status[0] != Status::Success &&
-                subset.classifier_status == Status::Success) {
-                subset.classifier_status = solved.status[0];
+        const DualSolver solve = [&](const SmoOptions& smo, const Vector* start) {
+            if (by_interior_point) {
+                InteriorPointSvm solved =
+                    solve_soft_margin_by_interior_point(sub.X, sub.y, smo.C, start);
+                model = linear_machine(solved.w, solved.dual.bias);
+                return solved.dual;
+            }
+            svm.smo = smo;  // train_svm has no warm start; only the final hard margin restarts
+            SvmTrainResult trained = train_svm(backend, sub, svm);
+            model = std::move(trained.model);
+            return trained.smo;
+        };
+        try {
+            const SmoResult dual = solve_svm_dual(
+                solve, options.final_smo, options.final_C, options.final_ridge, nullptr, radius2,
+                where.str(), by_interior_point ? kInteriorAtBoundTolerance : 0.0);
+            if (dual.status != Status::Success && subset.classifier_status == Status::Success) {
+                subset.classifier_status = dual.status;
                 std::ostringstream why;
-                why << where.str() << ": the C-SVM's dual stopped short of its relative duality "
-                    << "gap " << DcOptions().gap_tolerance << " after " << solved.iterations[0]
-                    << " pair steps";
+                why << where.str() << ": ";
+                if (by_interior_point)
+                    why << "the C-SVM's dual stopped short of its relative duality gap "
+                        << DcOptions().gap_tolerance << " after " << dual.iterations
+                        << " pair steps";
+                else
+                    why << "SMO stopped with status " << to_string(dual.status) << " after "
+                        << dual.iterations << " iterations";
                 subset.classifier_message = why.str();
             }
-        } else {
-            const DualSolver solve = [&](const SmoOptions& smo, const Vector*) {
-                svm.smo = smo;  // train_svm has no warm start; only the final hard margin restarts
-                SvmTrainResult trained = train_svm(backend, sub, svm);
-                model = std::move(trained.model);
-                return trained.smo;
-            };
-            try {
-                const SmoResult dual = solve_svm_dual(solve, options.final_smo, options.final_C,
-                                                      options.final_ridge, nullptr, radius2,
-                                                      where.str());
-                if (dual.status != Status::Success && subset.classifier_status == Status::Success) {
-                    subset.classifier_status = dual.status;
-                    subset.classifier_message = where.str() + ": SMO stopped with status " +
-                                                to_string(dual.status) + " after " +
-                                                std::to_string(dual.iterations) + " iterations";
-                }
-            } catch (const NumericalError& e) {  // the selection stands without its classifier
-                subset.classifier_status = Status::NumericalIssue;
-                subset.classifier_message = e.what();
-                subset.classifiers.clear();
-                subset.class_weights.resize(0, 0);
-                return subset;
-            }
+        } catch (const NumericalError& e) {  // the selection stands without its classifier
+            subset.classifier_status = Status::NumericalIssue;
+            subset.classifier_message = e.what();
+            subset.classifiers.clear();
+            subset.class_weights.resize(0, 0);
+            return subset;
         }
         subset.class_weights.col(Index(k)) = model.linear_weights();
         subset.classifiers.push_back(std::move(model));

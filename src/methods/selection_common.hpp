@@ -58,12 +58,18 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, doubl
 // The linear soft-margin SVM (C finite, no ridge, unregularised bias) solved without its n x n
 // kernel: its dual is the l2-l1 dual with zero feature costs (dc_svm.hpp), whose interior point
 // costs n r^2 per Newton step. At DcOptions' gap tolerance and pair-step cap; `warm` the
-// starting beta (empty: 0). One problem (column 0 of the result). From kInteriorPointSamples
-// samples on, the final classifier (few features) and RFE's rounds (whose kernel alone would
-// be 3.2 GB or more) take this route.
+// starting beta (null: 0). The dual as SMO reports it (beta, bias, objective 1/2 beta'Q beta -
+// e'beta, gap, pair steps, status), so that it serves as a DualSolver for solve_svm_dual, and
+// the primal weights of its face. From kInteriorPointSamples samples on, the final classifier
+// (few features), l2-AROM's and RFE's SVMs (whose kernel alone would be 3.2 GB or more) take
+// this route.
 constexpr Index kInteriorPointSamples = 20'000;
-L2L1BatchResult solve_soft_margin_by_interior_point(const Matrix& X, const Vector& y, double C,
-                                                    const Vector& warm);
+struct InteriorPointSvm {
+    SmoResult dual;
+    Vector w;
+};
+InteriorPointSvm solve_soft_margin_by_interior_point(const Matrix& X, const Vector& y, double C,
+                                                     const Vector* warm);
 // Its betas at the bound come out within ~1e-12 C of it (the projection clips only those
 // beyond); this margin keeps a hard-margin stage (solve_svm_dual) from taking them as free.
 constexpr double kInteriorAtBoundTolerance = 1e-6;

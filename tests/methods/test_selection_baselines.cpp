@@ -469,12 +469,19 @@ TEST(L2AromAtManySamples, FitsWithoutTheKernelAndFindsThePlantedFeatures) {
     SelectionOptions hard;  // C = inf, ridge = 0
     hard.method = SelectionMethod::L2Arom;
     hard.feature_counts = {3};
+    hard.final_C = kInf;  // the final classifier's hard margin, by the same staged solver
     const Dataset separable = noisy_linear_data(20'000, strength, 0.1, 0.0, seed + 1, 0.3);
     const SelectionResult h = select_features(*backend, separable, hard);
     ASSERT_EQ(h.status, Status::Success) << h.message;
-    three = h.subsets[0].selected;
+    const IndexVector best = h.subsets[0].selected;
+    three = best;
     std::sort(three.begin(), three.end());
     EXPECT_EQ(three, (IndexVector{0, 2, 4}));
+    // It separates the data with functional margin 1 (to the solver's accuracy).
+    ASSERT_EQ(h.subsets[0].classifier_status, Status::Success) << h.subsets[0].classifier_message;
+    const Vector f = separable.X(Eigen::all, best) * h.subsets[0].weights +
+                     Vector::Constant(separable.n_samples(), h.subsets[0].classifiers[0].bias);
+    EXPECT_GE(f.cwiseProduct(separable.y).minCoeff(), 1.0 - 1e-4);
     try {
         select_features(*backend, data, hard);
         ADD_FAILURE() << "expected NumericalError";

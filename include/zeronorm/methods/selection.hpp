@@ -164,10 +164,11 @@ struct FeatureSubset {
     Matrix class_weights;      // r x (number of machines): column k is machine k's w
     // Retrained on the selected columns: one per one-vs-rest machine, or for Weston-Watkins one
     // linear model per class with f_k(x) = w_k.x + b_k; either way the predicted class of x is
-    // argmax_k f_k(x). With at least 20,000 samples, at most 64 selected features, a finite
-    // final_C and no final_ridge, each machine comes from the C-SVM's dual solved by the
-    // l2-l1 dual's interior-point method (dc_svm.hpp) and is kept as its weight vector (one
-    // expansion point w with coefficient 1), not by SMO over its support vectors.
+    // argmax_k f_k(x). With at least 20,000 samples, at most 64 selected features and no
+    // final_ridge, each machine comes from the C-SVM's dual solved by the l2-l1 dual's
+    // interior-point method (dc_svm.hpp; final_C = inf through the same staged bounds as SMO's)
+    // and is kept as its weight vector (one expansion point w with coefficient 1), not by SMO
+    // over its support vectors.
     std::vector<SvmModel> classifiers;
     // How retraining ended: Success; NoConvergence when an SMO hit its iteration cap (the
     // classifiers are its last iterate); NumericalIssue when a classifier could not be trained

@@ -132,21 +132,22 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
     Vector z(N);
     z << Vector::Constant(n, 0.5 * C), Vector::Zero(m);
     double eta = 0.0;  // multiplier of y'beta = 0
+    // The gradient at zz; `value` takes the objective there from the same products:
+    // 1/2 |X_J'(y o beta) - v|^2 - e'beta (v_k = 0 where c_k = 0).
+    double value = 0.0;
     const auto gradient = [&](const Vector& zz) {
         const Vector yb = y.cwiseProduct(zz.head(n));
         const Vector r = X1.transpose() * yb - zz.tail(m);
         Vector g(N);
         g.head(n) = y.cwiseProduct(X1 * r) - Vector::Ones(n);
-        if (m0 > 0) g.head(n) += y.cwiseProduct(X0 * (X0.transpose() * yb));
+        value = 0.5 * r.squaredNorm() - zz.head(n).sum();
+        if (m0 > 0) {
+            const Vector r0 = X0.transpose() * yb;
+            g.head(n) += y.cwiseProduct(X0 * r0);
+            value += 0.5 * r0.squaredNorm();
+        }
         g.tail(m) = -r;
         return g;
-    };
-    // 1/2 |X_J'(y o beta) - v|^2 - e'beta (v_k = 0 where c_k = 0).
-    const auto objective = [&](const Vector& zz) {
-        const Vector yb = y.cwiseProduct(zz.head(n));
-        double value = 0.5 * (X1.transpose() * yb - zz.tail(m)).squaredNorm() - zz.head(n).sum();
-        if (m0 > 0) value += 0.5 * (X0.transpose() * yb).squaredNorm();
-        return value;
     };
     Vector g = gradient(z);
     Vector s_l = z - lower, s_u = upper - z;
@@ -158,7 +159,7 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
         const double complementarity = s_l.dot(l_l) + s_u.dot(l_u);
         const double mu = complementarity / double(2 * N);
         if (complementarity <= start_fraction * complementarity_start &&
-            complementarity <= value_fraction * std::abs(objective(z)))
+            complementarity <= value_fraction * std::abs(value))  // value: at z (g's point)
             break;
         const Vector r_d = g + eta * yv - l_l + l_u;
         const double r_p = y.dot(z.head(n));
