@@ -55,19 +55,17 @@ MachineFits fit_machines_by_interior_point(const Matrix& X, const Machines& mach
                                            const std::function<double()>& radius2,
                                            const std::function<std::string(std::size_t)>& where,
                                            bool stop_at_failure) {
-    ZN_EXPECTS(options.ridge == 0.0, "fit_machines_by_interior_point: the interior point takes "
-                                     "no ridge (got " << options.ridge << ")");
     MachineFits out;
     const std::size_t n_machines = machines.targets.size();
     Matrix W(X.cols(), Index(n_machines));
     for (std::size_t k = 0; k < n_machines; ++k) {
         const Vector& y = machines.targets[k];
         const DualSolver solve = [&](const SmoOptions& smo, const Vector* start) {
-            InteriorPointSvm solved = solve_soft_margin_by_interior_point(X, y, smo.C, start);
+            InteriorPointSvm solved = solve_soft_margin_by_interior_point(X, y, smo.C, smo.ridge, start);
             W.col(Index(k)) = solved.w;  // of the last stage: the one returned
             return solved.dual;
         };
-        SmoResult r = solve_svm_dual(solve, options.smo, options.C, 0.0,
+        SmoResult r = solve_svm_dual(solve, options.smo, options.C, options.ridge,
                                      warm[k].size() ? &warm[k] : nullptr, radius2, where(k),
                                      kInteriorAtBoundTolerance);
         if (r.status != Status::Success && out.status == Status::Success) out.status = r.status;

@@ -38,7 +38,7 @@ MachineFits fit_machines(Backend& backend, const DeviceMatrix& K, const DeviceMa
                          const std::function<std::string(std::size_t)>& where,
                          bool stop_at_failure);
 
-// The same fits without the n x n kernel (fits_without_kernel: options.ridge = 0): each
+// The same fits without the n x n kernel (fits_without_kernel), ridge or not: each
 // machine's dual by solve_soft_margin_by_interior_point on the host matrix X of the data the
 // SVMs see, through solve_svm_dual's staged bounds when options.C = inf. W holds the interior
 // point's weights (the primal point of the dual's face), in X's coordinates.

@@ -55,12 +55,14 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, doubl
                          const std::function<double()>& radius2, const std::string& where,
                          double at_bound_tolerance = 0.0);
 
-// The linear soft-margin SVM (C finite, no ridge, unregularised bias) solved without its n x n
-// kernel: its dual is the l2-l1 dual with zero feature costs (dc_svm.hpp), whose interior point
-// costs n r^2 per Newton step. At DcOptions' gap tolerance and pair-step cap; `warm` the
-// starting beta (null: 0). The dual as SMO reports it (beta, bias, objective 1/2 beta'Q beta -
-// e'beta, gap, pair steps, status), so that it serves as a DualSolver for solve_svm_dual, and
-// the primal weights of its face. From kInteriorPointSamples samples on, the final classifier
+// The linear soft-margin SVM (unregularised bias) solved without its n x n kernel. Without a
+// ridge (C finite) its dual is the l2-l1 dual with zero feature costs (dc_svm.hpp), whose
+// interior point costs n r^2 per Newton step, at DcOptions' gap tolerance and pair-step cap,
+// `warm` the starting beta (null: 0). With a ridge > 0 on the kernel's diagonal (C finite or
+// inf) the same interior point with the ridge in its diagonal, alone (no warm start; selection.cpp
+// says why). The dual as SMO reports it (beta, bias, objective 1/2 beta'(Q + ridge I) beta -
+// e'beta, primal - dual gap, pair or Newton steps, status), so that it serves as a DualSolver
+// for solve_svm_dual, and the primal weights. From kInteriorPointSamples samples on, the final classifier
 // (few features), l2-AROM's and RFE's SVMs (whose kernel alone would be 3.2 GB or more) take
 // this route.
 constexpr Index kInteriorPointSamples = 20'000;
@@ -69,17 +71,15 @@ struct InteriorPointSvm {
     Vector w;
 };
 InteriorPointSvm solve_soft_margin_by_interior_point(const Matrix& X, const Vector& y, double C,
-                                                     const Vector* warm);
+                                                     double ridge, const Vector* warm);
 // Its betas at the bound come out within ~1e-12 C of it (the projection clips only those
 // beyond); this margin keeps a hard-margin stage (solve_svm_dual) from taking them as free.
 constexpr double kInteriorAtBoundTolerance = 1e-6;
 // Whether AROM's and RFE's linear SVMs on these data are fitted without the n x n kernel
 // (fit_machines_by_interior_point): from kInteriorPointSamples samples on, where the kernel
-// alone takes 3.2 GB or more (20 GB at ijcnn1's 49,990 rows), and without a ridge, which the
-// interior point does not take. A hard margin (C = inf) goes through the staged bounds.
-inline bool fits_without_kernel(Index n_samples, const SelectionOptions& options) {
-    return n_samples >= kInteriorPointSamples && options.ridge == 0.0;
-}
+// alone takes 3.2 GB or more (20 GB at ijcnn1's 49,990 rows), with or without a ridge. A hard
+// margin (C = inf, ridge = 0) goes through the staged bounds.
+inline bool fits_without_kernel(Index n_samples) { return n_samples >= kInteriorPointSamples; }
 
 // Largest squared row norm of X restricted to `columns`, each column j scaled by scale[k] (scale
 // empty: 1): R^2 for solve_svm_dual, from the host copy of the data.

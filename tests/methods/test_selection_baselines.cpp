@@ -357,10 +357,28 @@ TEST(RfeAtManySamples, SoftMarginRoundsNeedNoKernelAndRankThePlantedFeatures) {
 
 
 
+// The primal of the linear SVM with a ridge on the kernel's diagonal (2-norm soft margin, C =
+// inf) or both a ridge and a box C: 1/2 |w|^2 + sum_i loss(1 - y_i (w.x_i + b)), the loss 0,
+// then t^2 / (2 ridge), then linear with slope C from t = ridge C on. Written out here apart
+// from the library's.
+double ridge_svm_primal(const Matrix& X, const Vector& y, double C, double ridge, const Vector& w,
+                        double b) {
+    double loss = 0.0;
+    for (Index i = 0; i < X.rows(); ++i) {
+        const double t = 1.0 - y[i] * (X.row(i).dot(w) + b);
+        if (t > ridge * C)
+            loss += C * t - 0.5 * ridge * C * C;
+        else if (t > 0)
+            loss += t * t / (2 * ridge);
+    }
+    return 0.5 * w.squaredNorm() + loss;
+}
+
 // The linear SVMs of the selection methods without the kernel (fit_machines_by_interior_point)
-// against SMO on the kernel (fit_machines): two classes and three (one-vs-rest), a soft margin
-// and the staged hard margin. Optimal values to both solvers' accuracy, and w within the
-// distance that the dual's strong convexity in w allows: 1/2 |w - w*|^2 <= P(w) - D*.
+// against SMO on the kernel (fit_machines): two classes and three (one-vs-rest), a soft margin,
+// the staged hard margin and a ridge on the kernel's diagonal with and without a box. Optimal
+// values to both solvers' accuracy, and w within the distance that the primal's strong
+// convexity in w allows: 1/2 |w - w*|^2 <= P(w) - D*.
 TEST(MachineFits, InteriorPointMatchesSmoOnTheKernel) {
     auto backend = make_cpu_backend();
     const std::uint64_t seed = testing::test_seed();
@@ -370,6 +388,7 @@ TEST(MachineFits, InteriorPointMatchesSmoOnTheKernel) {
         const char* name;
         Dataset data;
         double C;
+        double ridge;
     };
     Dataset three = noisy_linear_data(360, strength, 0.0, 0.5, seed + 2);
     {  // a third class: the samples far along feature 2
@@ -378,16 +397,27 @@ TEST(MachineFits, InteriorPointMatchesSmoOnTheKernel) {
             three.y[i] = col[i] > 0.6 ? 2.0 : (three.y[i] > 0 ? 1.0 : 0.0);
     }
     std::vector<Case> cases;
-    cases.push_back({"soft margin", noisy_linear_data(400, strength, 0.2, 0.4, seed), 1.0});
+    cases.push_back({"soft margin", noisy_linear_data(400, strength, 0.2, 0.4, seed), 1.0, 0.0});
     cases.push_back({"soft margin, large C", noisy_linear_data(300, strength, 0.2, 0.4, seed + 1),
-                     1e3});
-    cases.push_back({"hard margin", noisy_linear_data(400, strength, 0.2, 0.0, seed, 0.15), kInf});
-    cases.push_back({"three classes, one-vs-rest", three, 1.0});
+                     1e3, 0.0});
+    cases.push_back(
+        {"hard margin", noisy_linear_data(400, strength, 0.2, 0.0, seed, 0.15), kInf, 0.0});
+    cases.push_back({"three classes, one-vs-rest", three, 1.0, 0.0});
+    // The ridge on overlapping classes: the seed's hard margin for inseparable data, a small
+    // ridge (large dual variables), and a ridge with a box that some samples reach.
+    cases.push_back({"ridge, hard margin", noisy_linear_data(400, strength, 0.2, 0.4, seed + 3),
+                     kInf, 0.1});
+    cases.push_back({"small ridge, hard margin",
+                     noisy_linear_data(300, strength, 0.2, 0.4, seed + 4), kInf, 1e-3});
+    cases.push_back({"ridge and a box", noisy_linear_data(400, strength, 0.2, 0.4, seed + 5), 2.0,
+                     0.2});
+    cases.push_back({"ridge, three classes", three, kInf, 0.05});
     for (const Case& c : cases) {
         SCOPED_TRACE(c.name);
         const detail::Machines machines = detail::make_machines(c.data.y);
         SelectionOptions options;
         options.C = c.C;
+        options.ridge = c.ridge;
         IndexVector all(std::size_t(c.data.n_features()));
         std::iota(all.begin(), all.end(), Index(0));
         const auto radius2 = [&] { return detail::max_row_norm2(c.data.X, all, Vector()); };
@@ -412,7 +442,13 @@ TEST(MachineFits, InteriorPointMatchesSmoOnTheKernel) {
             // margin (no primal to evaluate at a w that may miss a constraint by rounding):
             // both optimal values to 1e-6, which gives the same kind of bound.
             double slack = 1e-6 * std::abs(dual);
-            if (std::isfinite(c.C)) {
+            if (c.ridge > 0) {
+                const double primal = ridge_svm_primal(c.data.X, y, c.C, c.ridge, w_ip,
+                                                       ip.duals[k].bias);
+                EXPECT_GE(primal, dual * (1 - 1e-9));
+                EXPECT_EQ(ip.duals[k].status, Status::Success);
+                slack = std::max(0.0, primal - dual) + 1e-8 * std::abs(dual);
+            } else if (std::isfinite(c.C)) {
                 const double primal = l2_l1_primal(c.data.X, y, c.C,
                                                    Vector::Zero(c.data.n_features()), w_ip,
                                                    ip.duals[k].bias);
@@ -446,7 +482,8 @@ TEST(MachineFits, InteriorPointMatchesSmoOnTheKernel) {
 
 // l2-AROM from 20,000 samples fits its SVMs without the 3.2 GB kernel: it recovers the planted
 // features, its first iteration's value lies between SMO's dual and primal values of the same
-// SVM, and the default hard margin works on separable data and refuses overlapping data.
+// SVM, and the default hard margin works on separable data and refuses overlapping data, which
+// a ridge then makes feasible.
 TEST(L2AromAtManySamples, FitsWithoutTheKernelAndFindsThePlantedFeatures) {
     auto backend = make_cpu_backend();
     const std::uint64_t seed = testing::test_seed();
@@ -491,6 +528,19 @@ TEST(L2AromAtManySamples, FitsWithoutTheKernelAndFindsThePlantedFeatures) {
                   std::string::npos)
             << e.what();
     }
+    // What that error suggests, the hard margin with a ridge (000 sec. 3.2), on the same
+    // overlapping data and by the same route: the planted features, and a final classifier
+    // with a ridge too.
+    SelectionOptions ridge = hard;
+    ridge.ridge = 1e-3;
+    ridge.final_ridge = 1e-3;
+    const SelectionResult with_ridge = select_features(*backend, data, ridge);
+    ASSERT_EQ(with_ridge.status, Status::Success) << with_ridge.message;
+    three = with_ridge.subsets[0].selected;
+    std::sort(three.begin(), three.end());
+    EXPECT_EQ(three, (IndexVector{0, 2, 4}));
+    EXPECT_EQ(with_ridge.subsets[0].classifier_status, Status::Success)
+        << with_ridge.subsets[0].classifier_message;
 }
 
 // ---- front end: parsing and validation --------------------------------------------------------

@@ -26,8 +26,8 @@
 // previous beta, w_bar from one GEMM X'(beta .* y) for all machines at once. z is normalised to
 // max 1 after each update, and a component that falls to <= prune_tolerance is removed for good:
 // its column is compacted out of X (select_columns), so later iterations cost less. From 20,000
-// samples without a ridge (fits_without_kernel) the two-class and one-vs-rest SVMs come from the
-// l2-l1 dual's interior point with zero costs instead, on the host, without the n x n kernel.
+// samples (fits_without_kernel) the two-class and one-vs-rest SVMs come from the l2-l1 dual's
+// interior point with zero costs (and the ridge) instead, on the host, without the n x n kernel.
 #include "methods/arom/arom.hpp"
 
 #include <algorithm>
@@ -110,7 +110,7 @@ public:
     L2SvmFitter(Backend& backend, const Dataset& data, const Machines& machines,
                 const SelectionOptions& options)
         : backend_(backend), data_(data), machines_(machines), options_(options),
-          without_kernel_(fits_without_kernel(data.n_samples(), options)),
+          without_kernel_(fits_without_kernel(data.n_samples())),
           beta_(machines.targets.size()) {
         if (without_kernel_)
             X_host_ = data.X;
