@@ -59,10 +59,10 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, doubl
 // ridge (C finite) its dual is the l2-l1 dual with zero feature costs (dc_svm.hpp), whose
 // interior point costs n r^2 per Newton step, at DcOptions' gap tolerance and pair-step cap,
 // `warm` the starting beta (null: 0). With a ridge > 0 on the kernel's diagonal (C finite or
-// inf) the same interior point with the ridge in its diagonal, alone (no warm start; selection.cpp
-// says why). The dual as SMO reports it (beta, bias, objective 1/2 beta'(Q + ridge I) beta -
-// e'beta, primal - dual gap, pair or Newton steps, status), so that it serves as a DualSolver
-// for solve_svm_dual, and the primal weights. From kInteriorPointSamples samples on, the final classifier
+// inf) the primal is smooth and is solved directly by Newton steps (solve_ridge_svm_primal),
+// warm-started from the w of `warm`. The dual as SMO reports it (beta, bias, objective
+// 1/2 beta'(Q + ridge I) beta - e'beta, primal - dual gap, pair or Newton steps, status), so
+// that it serves as a DualSolver for solve_svm_dual, and the primal weights. From kInteriorPointSamples samples on, the final classifier
 // (few features), l2-AROM's and RFE's SVMs (whose kernel alone would be 3.2 GB or more) take
 // this route.
 constexpr Index kInteriorPointSamples = 20'000;

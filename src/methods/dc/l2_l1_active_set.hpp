@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/methods/dc_svm.hpp"
@@ -16,14 +15,6 @@ void project(Eigen::Ref<Vector> z, const Vector& y, double C);
 // sum_i (1 - y_i (f_i + b))_+ (l2_l1_dual.cpp), and the soft-threshold S_c(u) of one entry.
 double hinge_sum(const Vector& f, const Vector& y, double b);
 inline double soft(double u, double c) { return u > c ? u - c : (u < -c ? u + c : 0.0); }
-
-// The dual restricted to the features J, plus ridge/2 |beta|^2, by a primal-dual interior-point
-// method whose Newton steps cost n |J|^2 (l2_l1_dual.cpp: the problem and the stopping rule).
-// Returns beta, interior, y'beta = 0 up to rounding (project() makes it feasible), and the
-// Newton steps taken in *steps_taken where not null.
-Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vector& c,
-                           const std::vector<Index>& J, int iterations, double start_fraction,
-                           double value_fraction, double ridge, int* steps_taken = nullptr);
 
 // The dual of every problem p (C[p], costs.col(p)) minimises
 //   F(beta) = sum_k phi_k(u_k) - e'beta,  u = X'(beta o y),  phi_k(u) = 1/2 S_{c_k}(u)^2,

@@ -59,6 +59,41 @@ double hinge_sum(const Vector& f, const Vector& y, double b) {
     return (1.0 - y.array() * (f.array() + b)).max(0.0).sum();
 }
 
+}  // namespace detail
+
+namespace {
+
+using detail::hinge_sum;
+using detail::project;
+using detail::soft;
+
+
+// S_c(u) = sign(u) max(|u| - c, 0), column by column (costs d x P).
+Matrix soft_threshold(const Matrix& U, const Matrix& costs) {
+    return U.cwiseSign().cwiseProduct((U.cwiseAbs() - costs).cwiseMax(0.0));
+}
+
+// The arguments of solve_l2_l1_svm_batch (InvalidArgument / DimensionMismatch naming them).
+void check_batch(const Matrix& X, const Vector& y, const Vector& C, const Matrix& costs,
+                 const Matrix& warm_beta, double gap_tolerance, std::int64_t max_iterations) {
+    const Index n = X.rows(), d = X.cols(), P = C.size();
+    ZN_EXPECTS_DIM(y.size() == n, "l2-l1 dual: y has " << y.size() << " entries, X " << n
+                                                       << " rows");
+    ZN_EXPECTS_DIM(costs.rows() == d && costs.cols() == P,
+                   "l2-l1 dual: costs must be " << d << " x " << P << ", got " << costs.rows()
+                                                << " x " << costs.cols());
+    ZN_EXPECTS_DIM(warm_beta.size() == 0 || (warm_beta.rows() == n && warm_beta.cols() == P),
+                   "l2-l1 dual: warm_beta must be " << n << " x " << P);
+    ZN_EXPECTS(gap_tolerance > 0, "l2-l1 dual: gap_tolerance must be > 0");
+    ZN_EXPECTS(max_iterations >= 1, "l2-l1 dual: max_iterations must be >= 1");
+    for (Index p = 0; p < P; ++p)
+        ZN_EXPECTS(std::isfinite(C[p]) && C[p] > 0, "l2-l1 dual: C[" << p << "] = " << C[p]
+                                                                      << " must be finite, > 0");
+    ZN_EXPECTS((costs.array() >= 0).all() && costs.allFinite(),
+               "l2-l1 dual: feature costs must be finite and >= 0");
+}
+
+
 // The dual restricted to the features `J` (those outside J assumed to have |u_k| <= c_k), by a
 // primal-dual interior-point method (Mehrotra predictor-corrector). With
 // 1/2 S_c(u)^2 = min_{|v| <= c} 1/2 (u - v)^2 the dual is the bound-constrained QP
@@ -75,12 +110,10 @@ double hinge_sum(const Vector& f, const Vector& y, double b) {
 // and `value_fraction` times the QP's objective value. The second because the start, at
 // beta = C / 2, scales with C: at C = 1e4 the first alone stopped the method with the dual wrong
 // in its sixth digit, and pair steps took 47,000 steps (10 s at 20,000 samples) to finish a
-// hard-margin stage it had all but solved. A `ridge` > 0 adds ridge/2 |beta|^2 to the
-// objective (the linear SVM with the kernel's diagonal raised, solve_ridge_svm_by_interior_point):
-// one more diagonal term in D_beta, so the Woodbury form still holds.
+// hard-margin stage it had all but solved.
 Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vector& c,
                            const std::vector<Index>& J, int iterations, double start_fraction,
-                           double value_fraction, double ridge, int* steps_taken) {
+                           double value_fraction) {
     const Index n = X.rows();
     std::vector<Index> with_v, without_v;
     for (const Index k : J) (c[k] > 0 ? with_v : without_v).push_back(k);
@@ -100,14 +133,14 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
     z << Vector::Constant(n, 0.5 * C), Vector::Zero(m);
     double eta = 0.0;  // multiplier of y'beta = 0
     // The gradient at zz; `value` takes the objective there from the same products:
-    // 1/2 |X_J'(y o beta) - v|^2 + ridge/2 |beta|^2 - e'beta (v_k = 0 where c_k = 0).
+    // 1/2 |X_J'(y o beta) - v|^2 - e'beta (v_k = 0 where c_k = 0).
     double value = 0.0;
     const auto gradient = [&](const Vector& zz) {
         const Vector yb = y.cwiseProduct(zz.head(n));
         const Vector r = X1.transpose() * yb - zz.tail(m);
         Vector g(N);
-        g.head(n) = y.cwiseProduct(X1 * r) + ridge * zz.head(n) - Vector::Ones(n);
-        value = 0.5 * r.squaredNorm() + 0.5 * ridge * zz.head(n).squaredNorm() - zz.head(n).sum();
+        g.head(n) = y.cwiseProduct(X1 * r) - Vector::Ones(n);
+        value = 0.5 * r.squaredNorm() - zz.head(n).sum();
         if (m0 > 0) {
             const Vector r0 = X0.transpose() * yb;
             g.head(n) += y.cwiseProduct(X0 * r0);
@@ -122,7 +155,6 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
     const double complementarity_start = s_l.dot(l_l) + s_u.dot(l_u);
     Vector yv = Vector::Zero(N);
     yv.head(n) = y;
-    if (steps_taken != nullptr) *steps_taken = 0;
     for (int it = 0; it < iterations; ++it) {
         const double complementarity = s_l.dot(l_l) + s_u.dot(l_u);
         const double mu = complementarity / double(2 * N);
@@ -137,7 +169,7 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
         // identity M^-1 = D^-1 - D^-1 Y B (I + B' D^-1 B)^-1 B' Y D^-1, an |J| x |J| factor
         // (n |J|^2 work and memory n |J|: the n x n matrix of 50,000 samples would not fit).
         const Vector omega = D.tail(m).cwiseQuotient((1.0 + D.tail(m).array()).matrix());
-        const Vector D_beta = (D.head(n).array() + ridge).matrix();  // the ridge is diagonal too
+        const Vector D_beta = D.head(n);
         Vector S(m + m0);
         S << omega.cwiseSqrt(), Vector::Ones(m0);
         const bool low_rank = n > m + m0;
@@ -222,7 +254,6 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
         if (!(a > 1e-12) || !dz.allFinite() || !d_l.allFinite() || !d_u.allFinite()) break;
         z += a * dz;
         eta += a * d_eta;
-        if (steps_taken != nullptr) ++*steps_taken;
         l_l += a * d_l;
         l_u += a * d_u;
         // The slacks are updated by the step, not recomputed as z - lower: v_k near its bound
@@ -233,43 +264,6 @@ Vector interior_point_dual(const Matrix& X, const Vector& y, double C, const Vec
     }
     return z.head(n);
 }
-
-}  // namespace detail
-
-namespace {
-
-using detail::hinge_sum;
-using detail::interior_point_dual;
-using detail::project;
-using detail::soft;
-
-
-// S_c(u) = sign(u) max(|u| - c, 0), column by column (costs d x P).
-Matrix soft_threshold(const Matrix& U, const Matrix& costs) {
-    return U.cwiseSign().cwiseProduct((U.cwiseAbs() - costs).cwiseMax(0.0));
-}
-
-// The arguments of solve_l2_l1_svm_batch (InvalidArgument / DimensionMismatch naming them).
-void check_batch(const Matrix& X, const Vector& y, const Vector& C, const Matrix& costs,
-                 const Matrix& warm_beta, double gap_tolerance, std::int64_t max_iterations) {
-    const Index n = X.rows(), d = X.cols(), P = C.size();
-    ZN_EXPECTS_DIM(y.size() == n, "l2-l1 dual: y has " << y.size() << " entries, X " << n
-                                                       << " rows");
-    ZN_EXPECTS_DIM(costs.rows() == d && costs.cols() == P,
-                   "l2-l1 dual: costs must be " << d << " x " << P << ", got " << costs.rows()
-                                                << " x " << costs.cols());
-    ZN_EXPECTS_DIM(warm_beta.size() == 0 || (warm_beta.rows() == n && warm_beta.cols() == P),
-                   "l2-l1 dual: warm_beta must be " << n << " x " << P);
-    ZN_EXPECTS(gap_tolerance > 0, "l2-l1 dual: gap_tolerance must be > 0");
-    ZN_EXPECTS(max_iterations >= 1, "l2-l1 dual: max_iterations must be >= 1");
-    for (Index p = 0; p < P; ++p)
-        ZN_EXPECTS(std::isfinite(C[p]) && C[p] > 0, "l2-l1 dual: C[" << p << "] = " << C[p]
-                                                                      << " must be finite, > 0");
-    ZN_EXPECTS((costs.array() >= 0).all() && costs.allFinite(),
-               "l2-l1 dual: feature costs must be finite and >= 0");
-}
-
-
 
 // One problem of the batch, solved by SMO: each step moves a pair (i, j) along
 // beta_i += y_i t, beta_j -= y_j t (which keeps y'beta = 0) to the exact maximiser of the dual
@@ -405,7 +399,7 @@ private:
             // Complementarity well inside the gap asked for too, so that the dual value is not
             // what falls short of it.
             Vector candidate = interior_point_dual(X_, y_, C_, c_, J, newton_steps, 1e-16,
-                                                   1e-2 * gap_tolerance, 0.0);
+                                                   1e-2 * gap_tolerance);
             project(candidate, y_, C_);
             Vector u, w;
             weights_of(candidate, u, w);
