@@ -66,9 +66,10 @@ struct SelectionOptions {
     // l1-AROM: the inner LP (Problem 7) has slacks with cost C when C is finite and none when C
     // is infinite (then inseparable data give a NumericalError asking for a finite C); `ridge`
     // is a kernel-diagonal term of the l2 dual and does not enter the LP.
-    // From 20,000 samples with ridge = 0, l2-AROM (two classes, one-vs-rest) and RFE solve these
-    // SVMs without the n x n kernel, on the host, by the interior point of the l2-l1 dual with
-    // zero feature costs (the same SVM; a hard margin through the same staged box bounds).
+    // From 20,000 samples, l2-AROM (two classes, one-vs-rest) and RFE solve these SVMs without
+    // the n x n kernel, on the host: with ridge = 0 by the interior point of the l2-l1 dual with
+    // zero feature costs (the same SVM; a hard margin through the same staged box bounds), with
+    // a ridge by Newton steps on the SVM's primal, which the ridge makes smooth.
     double C = std::numeric_limits<double>::infinity();
     double ridge = 0.0;
     // AROM: a component with z_j <= prune_tolerance * max(z) is removed for good.
@@ -164,11 +165,11 @@ struct FeatureSubset {
     Matrix class_weights;      // r x (number of machines): column k is machine k's w
     // Retrained on the selected columns: one per one-vs-rest machine, or for Weston-Watkins one
     // linear model per class with f_k(x) = w_k.x + b_k; either way the predicted class of x is
-    // argmax_k f_k(x). With at least 20,000 samples, at most 64 selected features and no
-    // final_ridge, each machine comes from the C-SVM's dual solved by the l2-l1 dual's
-    // interior-point method (dc_svm.hpp; final_C = inf through the same staged bounds as SMO's)
-    // and is kept as its weight vector (one expansion point w with coefficient 1), not by SMO
-    // over its support vectors.
+    // argmax_k f_k(x). With at least 20,000 samples and at most 64 selected features, each
+    // machine comes from the C-SVM's dual solved by the l2-l1 dual's interior-point method
+    // (dc_svm.hpp; final_C = inf through the same staged bounds as SMO's), or with a final_ridge
+    // from Newton steps on its primal, and is kept as its weight vector (one expansion point w
+    // with coefficient 1), not by SMO over its support vectors.
     std::vector<SvmModel> classifiers;
     // How retraining ended: Success; NoConvergence when an SMO hit its iteration cap (the
     // classifiers are its last iterate); NumericalIssue when a classifier could not be trained
