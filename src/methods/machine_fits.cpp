@@ -61,7 +61,8 @@ MachineFits fit_machines_by_interior_point(const Matrix& X, const Machines& mach
     for (std::size_t k = 0; k < n_machines; ++k) {
         const Vector& y = machines.targets[k];
         const DualSolver solve = [&](const SmoOptions& smo, const Vector* start) {
-            InteriorPointSvm solved = solve_soft_margin_by_interior_point(X, y, smo.C, smo.ridge, start);
+            InteriorPointSvm solved =
+                solve_soft_margin_by_interior_point(X, y, smo.C, smo.ridge, start);
             W.col(Index(k)) = solved.w;  // of the last stage: the one returned
             return solved.dual;
         };

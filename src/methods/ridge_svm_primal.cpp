@@ -35,7 +35,7 @@ double piecewise_linear_root(const F& h_and_slope, double lo, double hi, double 
         if (h == 0.0) return x;
         (h < 0.0 ? lo : hi) = x;
         if (std::isfinite(hi) && hi - lo <= 1e-15 * (std::abs(lo) + std::abs(hi))) break;
-        const double newton = slope > 0.0 ? x - h / slope : std::numeric_limits<double>::quiet_NaN();
+        const double newton = slope > 0.0 ? x - h / slope : lo;  // lo: not inside the bracket
         if (newton > lo && newton < hi)
             x = newton;
         else

@@ -62,9 +62,9 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, doubl
 // inf) the primal is smooth and is solved directly by Newton steps (solve_ridge_svm_primal),
 // warm-started from the w of `warm`. The dual as SMO reports it (beta, bias, objective
 // 1/2 beta'(Q + ridge I) beta - e'beta, primal - dual gap, pair or Newton steps, status), so
-// that it serves as a DualSolver for solve_svm_dual, and the primal weights. From kInteriorPointSamples samples on, the final classifier
-// (few features), l2-AROM's and RFE's SVMs (whose kernel alone would be 3.2 GB or more) take
-// this route.
+// that it serves as a DualSolver for solve_svm_dual, and the primal weights. From
+// kInteriorPointSamples samples on, the final classifier (few features), l2-AROM's and RFE's
+// SVMs (whose kernel alone would be 3.2 GB or more) take this route.
 constexpr Index kInteriorPointSamples = 20'000;
 struct InteriorPointSvm {
     SmoResult dual;

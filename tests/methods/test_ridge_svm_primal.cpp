@@ -56,7 +56,8 @@ void expect_optimal(const Matrix& X, const Vector& y, double C, double ridge,
     EXPECT_LE(r.dual.kkt_gap, 1e-8 * std::abs(r.dual.objective));
     // The dual value at that point, recomputed.
     const Vector w = X.transpose() * feasible.cwiseProduct(y);
-    const double dual = feasible.sum() - 0.5 * w.squaredNorm() - 0.5 * ridge * feasible.squaredNorm();
+    const double dual =
+        feasible.sum() - 0.5 * w.squaredNorm() - 0.5 * ridge * feasible.squaredNorm();
     EXPECT_NEAR(-r.dual.objective, dual, 1e-10 * std::abs(dual));
 }
 
