@@ -49,26 +49,26 @@ MachineFits fit_machines(Backend& backend, const DeviceMatrix& K, const DeviceMa
     return out;
 }
 
-MachineFits fit_machines_by_interior_point(const Matrix& X, const Machines& machines,
-                                           const SelectionOptions& options,
-                                           std::vector<Vector>& warm,
-                                           const std::function<double()>& radius2,
-                                           const std::function<std::string(std::size_t)>& where,
-                                           bool stop_at_failure) {
+MachineFits fit_machines_without_kernel(const Matrix& X, const Machines& machines,
+                                        const SelectionOptions& options,
+                                        std::vector<Vector>& warm,
+                                        const std::function<double()>& radius2,
+                                        const std::function<std::string(std::size_t)>& where,
+                                        bool stop_at_failure) {
     MachineFits out;
     const std::size_t n_machines = machines.targets.size();
     Matrix W(X.cols(), Index(n_machines));
     for (std::size_t k = 0; k < n_machines; ++k) {
         const Vector& y = machines.targets[k];
         const DualSolver solve = [&](const SmoOptions& smo, const Vector* start) {
-            InteriorPointSvm solved =
-                solve_soft_margin_by_interior_point(X, y, smo.C, smo.ridge, start);
+            LinearSvmSolution solved =
+                solve_linear_svm_without_kernel(X, y, smo.C, smo.ridge, start);
             W.col(Index(k)) = solved.w;  // of the last stage: the one returned
             return solved.dual;
         };
         SmoResult r = solve_svm_dual(solve, options.smo, options.C, options.ridge,
                                      warm[k].size() ? &warm[k] : nullptr, radius2, where(k),
-                                     kInteriorAtBoundTolerance);
+                                     kKernelFreeAtBoundTolerance);
         if (r.status != Status::Success && out.status == Status::Success) out.status = r.status;
         if (stop_at_failure && r.status != Status::Success) return out;
         warm[k] = r.beta;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "methods/linear_svm_without_kernel.hpp"
 #include "methods/selection_common.hpp"
 
 namespace zeronorm::detail {
@@ -39,14 +40,14 @@ MachineFits fit_machines(Backend& backend, const DeviceMatrix& K, const DeviceMa
                          bool stop_at_failure);
 
 // The same fits without the n x n kernel (fits_without_kernel), ridge or not: each
-// machine's dual by solve_soft_margin_by_interior_point on the host matrix X of the data the
-// SVMs see, through solve_svm_dual's staged bounds when options.C = inf. W holds the interior
-// point's weights (the primal point of the dual's face), in X's coordinates.
-MachineFits fit_machines_by_interior_point(const Matrix& X, const Machines& machines,
-                                           const SelectionOptions& options,
-                                           std::vector<Vector>& warm,
-                                           const std::function<double()>& radius2,
-                                           const std::function<std::string(std::size_t)>& where,
-                                           bool stop_at_failure);
+// machine's dual by solve_linear_svm_without_kernel on the host matrix X of the data the
+// SVMs see, through solve_svm_dual's staged bounds when options.C = inf. W holds the solver's
+// primal weights, in X's coordinates.
+MachineFits fit_machines_without_kernel(const Matrix& X, const Machines& machines,
+                                        const SelectionOptions& options,
+                                        std::vector<Vector>& warm,
+                                        const std::function<double()>& radius2,
+                                        const std::function<std::string(std::size_t)>& where,
+                                        bool stop_at_failure);
 
 }  // namespace zeronorm::detail

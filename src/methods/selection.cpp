@@ -14,7 +14,7 @@
 
 #include "core/stopwatch.hpp"
 #include "methods/arom/arom.hpp"
-#include "methods/ridge_svm_primal.hpp"
+#include "methods/linear_svm_without_kernel.hpp"
 #include "methods/selection_common.hpp"
 #include "solvers/labels.hpp"
 #include "zeronorm/core/error.hpp"
@@ -246,33 +246,6 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, doubl
     }
 }
 
-InteriorPointSvm solve_soft_margin_by_interior_point(const Matrix& X, const Vector& y, double C,
-                                                     double ridge, const Vector* warm) {
-    const DcOptions dc;
-    if (ridge > 0.0) {
-        // ijcnn1 and a9a at ridge 1e-3 take 5 and 9 steps cold at C = inf, 12-130 at C = 0.5-10
-        // (a box that leaves the loss's quadratic piece narrow: nearly the hinge); warm starts
-        // from the previous AROM iteration take fewer overall (a9a's path at C = inf: 1.2 s
-        // against 2.8 s cold).
-        constexpr std::int64_t newton_steps = 500;
-        RidgeSvmSolution solved =
-            solve_ridge_svm_primal(X, y, C, ridge, warm, dc.gap_tolerance, newton_steps);
-        return {std::move(solved.dual), std::move(solved.w)};
-    }
-    const L2L1BatchResult s = solve_l2_l1_svm_batch(
-        X, y, Vector::Constant(1, C), Matrix::Zero(X.cols(), 1),
-        warm != nullptr ? Matrix(*warm) : Matrix(), dc.gap_tolerance, dc.max_inner_iterations);
-    InteriorPointSvm out;
-    out.dual.beta = s.beta.col(0);
-    out.dual.bias = s.b[0];
-    out.dual.objective = -s.dual[0];
-    out.dual.kkt_gap = s.primal[0] - s.dual[0];
-    out.dual.iterations = s.iterations[0];
-    out.dual.status = s.status[0];
-    out.w = s.w.col(0);
-    return out;
-}
-
 double max_row_norm2(const Matrix& X, const IndexVector& columns, const Vector& scale) {
     Vector norm2 = Vector::Zero(X.rows());
     for (std::size_t k = 0; k < columns.size(); ++k) {
@@ -397,8 +370,8 @@ FeatureSubset retrain_ww(const Dataset& data, const Machines& machines,
 // Newton step under about 0.1 s. A hard margin (final_C = inf) goes through solve_svm_dual's
 // staged bounds on the same solver; with a ridge (final_ridge > 0) the primal's Newton steps
 // solve it (solve_ridge_svm_primal).
-bool final_by_interior_point(Index n, Index r) {
-    return n >= kInteriorPointSamples && r <= 64;
+bool final_without_kernel(Index n, Index r) {
+    return n >= kKernelFreeSamples && r <= 64;
 }
 
 // The linear machine f(x) = w.x + b as an SvmModel: one expansion point w with coefficient 1
@@ -433,7 +406,7 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
     std::iota(all_columns.begin(), all_columns.end(), Index(0));
     const auto radius2 = [&] { return max_row_norm2(sub.X, all_columns, Vector()); };
     subset.class_weights.resize(r, Index(machines.targets.size()));
-    const bool by_interior_point = final_by_interior_point(data.n_samples(), r);
+    const bool without_kernel = final_without_kernel(data.n_samples(), r);
     for (std::size_t k = 0; k < machines.targets.size(); ++k) {
         sub.y = machines.targets[k];
         std::ostringstream where;
@@ -441,10 +414,9 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
         if (!machines.binary()) where << " (class " << k << " against the rest)";
         SvmModel model;
         const DualSolver solve = [&](const SmoOptions& smo, const Vector* start) {
-            if (by_interior_point) {
-                InteriorPointSvm solved =
-                    solve_soft_margin_by_interior_point(sub.X, sub.y, smo.C, smo.ridge,
-                                                        start);
+            if (without_kernel) {
+                LinearSvmSolution solved =
+                    solve_linear_svm_without_kernel(sub.X, sub.y, smo.C, smo.ridge, start);
                 model = linear_machine(solved.w, solved.dual.bias);
                 return solved.dual;
             }
@@ -456,15 +428,15 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
         try {
             const SmoResult dual = solve_svm_dual(
                 solve, options.final_smo, options.final_C, options.final_ridge, nullptr, radius2,
-                where.str(), by_interior_point ? kInteriorAtBoundTolerance : 0.0);
+                where.str(), without_kernel ? kKernelFreeAtBoundTolerance : 0.0);
             if (dual.status != Status::Success && subset.classifier_status == Status::Success) {
                 subset.classifier_status = dual.status;
                 std::ostringstream why;
                 why << where.str() << ": ";
-                if (by_interior_point)
+                if (without_kernel)
                     why << "the C-SVM's dual stopped short of its relative duality gap "
                         << DcOptions().gap_tolerance << " after " << dual.iterations
-                        << " pair steps";
+                        << (options.final_ridge > 0 ? " Newton steps" : " pair steps");
                 else
                     why << "SMO stopped with status " << to_string(dual.status) << " after "
                         << dual.iterations << " iterations";

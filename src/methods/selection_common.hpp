@@ -41,7 +41,7 @@ Machines make_machines(const Vector& y);
 // [1e-8, 1e8] the bounds are taken in units of 1 / R^2 (1/R^2 .. 1e8/R^2), the same problem
 // as for the data divided by R. A beta counts as reaching C_k from C_k (1 - at_bound_tolerance)
 // on: 0 for SMO, whose bounded variables sit exactly at C_k; more for a solver whose iterates
-// stay inside the box (kInteriorAtBoundTolerance).
+// stay inside the box (kKernelFreeAtBoundTolerance).
 using DualSolver = std::function<SmoResult(const SmoOptions& smo, const Vector* warm_start)>;
 // True unless C = inf with ridge = 0 (the pure hard margin, solved in stages above): then the
 // dual is bounded and one solve serves.
@@ -54,32 +54,6 @@ SmoResult solve_svm_dual(const DualSolver& solve, const SmoSettings& base, doubl
                          double ridge, const Vector* warm_start,
                          const std::function<double()>& radius2, const std::string& where,
                          double at_bound_tolerance = 0.0);
-
-// The linear soft-margin SVM (unregularised bias) solved without its n x n kernel. Without a
-// ridge (C finite) its dual is the l2-l1 dual with zero feature costs (dc_svm.hpp), whose
-// interior point costs n r^2 per Newton step, at DcOptions' gap tolerance and pair-step cap,
-// `warm` the starting beta (null: 0). With a ridge > 0 on the kernel's diagonal (C finite or
-// inf) the primal is smooth and is solved directly by Newton steps (solve_ridge_svm_primal),
-// warm-started from the w of `warm`. The dual as SMO reports it (beta, bias, objective
-// 1/2 beta'(Q + ridge I) beta - e'beta, primal - dual gap, pair or Newton steps, status), so
-// that it serves as a DualSolver for solve_svm_dual, and the primal weights. From
-// kInteriorPointSamples samples on, the final classifier (few features), l2-AROM's and RFE's
-// SVMs (whose kernel alone would be 3.2 GB or more) take this route.
-constexpr Index kInteriorPointSamples = 20'000;
-struct InteriorPointSvm {
-    SmoResult dual;
-    Vector w;
-};
-InteriorPointSvm solve_soft_margin_by_interior_point(const Matrix& X, const Vector& y, double C,
-                                                     double ridge, const Vector* warm);
-// Its betas at the bound come out within ~1e-12 C of it (the projection clips only those
-// beyond); this margin keeps a hard-margin stage (solve_svm_dual) from taking them as free.
-constexpr double kInteriorAtBoundTolerance = 1e-6;
-// Whether AROM's and RFE's linear SVMs on these data are fitted without the n x n kernel
-// (fit_machines_by_interior_point): from kInteriorPointSamples samples on, where the kernel
-// alone takes 3.2 GB or more (20 GB at ijcnn1's 49,990 rows), with or without a ridge. A hard
-// margin (C = inf, ridge = 0) goes through the staged bounds.
-inline bool fits_without_kernel(Index n_samples) { return n_samples >= kInteriorPointSamples; }
 
 // Largest squared row norm of X restricted to `columns`, each column j scaled by scale[k] (scale
 // empty: 1): R^2 for solve_svm_dual, from the host copy of the data.

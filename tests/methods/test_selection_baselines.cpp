@@ -374,12 +374,12 @@ double ridge_svm_primal(const Matrix& X, const Vector& y, double C, double ridge
     return 0.5 * w.squaredNorm() + loss;
 }
 
-// The linear SVMs of the selection methods without the kernel (fit_machines_by_interior_point)
+// The linear SVMs of the selection methods without the kernel (fit_machines_without_kernel)
 // against SMO on the kernel (fit_machines): two classes and three (one-vs-rest), a soft margin,
 // the staged hard margin and a ridge on the kernel's diagonal with and without a box. Optimal
 // values to both solvers' accuracy, and w within the distance that the primal's strong
 // convexity in w allows: 1/2 |w - w*|^2 <= P(w) - D*.
-TEST(MachineFits, InteriorPointMatchesSmoOnTheKernel) {
+TEST(MachineFits, WithoutKernelMatchesSmoOnTheKernel) {
     auto backend = make_cpu_backend();
     const std::uint64_t seed = testing::test_seed();
     SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
@@ -427,7 +427,7 @@ TEST(MachineFits, InteriorPointMatchesSmoOnTheKernel) {
         std::vector<Vector> warm_smo(machines.targets.size()), warm_ip(machines.targets.size());
         const detail::MachineFits smo = detail::fit_machines(*backend, K, X, machines, options,
                                                              warm_smo, radius2, where, false);
-        const detail::MachineFits ip = detail::fit_machines_by_interior_point(
+        const detail::MachineFits ip = detail::fit_machines_without_kernel(
             c.data.X, machines, options, warm_ip, radius2, where, false);
         ASSERT_EQ(smo.status, Status::Success);
         ASSERT_EQ(ip.status, Status::Success);
@@ -469,7 +469,7 @@ TEST(MachineFits, InteriorPointMatchesSmoOnTheKernel) {
     IndexVector all(std::size_t(overlapping.n_features()));
     std::iota(all.begin(), all.end(), Index(0));
     try {
-        detail::fit_machines_by_interior_point(
+        detail::fit_machines_without_kernel(
             overlapping.X, machines, options, warm,
             [&] { return detail::max_row_norm2(overlapping.X, all, Vector()); },
             [](std::size_t) { return std::string("overlapping"); }, true);

@@ -126,8 +126,8 @@ public:
         };
         MachineFits fits;
         if (without_kernel_) {
-            fits = fit_machines_by_interior_point(X_host_ * z.asDiagonal(), machines_, options_,
-                                                  beta_, radius2, where, true);
+            fits = fit_machines_without_kernel(X_host_ * z.asDiagonal(), machines_, options_,
+                                               beta_, radius2, where, true);
         } else {
             const DeviceMatrix z_dev = backend_.upload(Matrix(z));
             const DeviceMatrix K = backend_.kernel_matrix(KernelSpec{}, X_, X_, &z_dev);

@@ -4,14 +4,12 @@
 
 #include <cstdint>
 
+#include "solvers/dual_projection.hpp"
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/methods/dc_svm.hpp"
 
 namespace zeronorm::detail {
 
-// z <- clip(z - theta y, 0, C) with theta such that y'z = 0: the projection onto the l2-l1
-// dual's constraints (l2_l1_dual.cpp).
-void project(Eigen::Ref<Vector> z, const Vector& y, double C);
 // sum_i (1 - y_i (f_i + b))_+ (l2_l1_dual.cpp), and the soft-threshold S_c(u) of one entry.
 double hinge_sum(const Vector& f, const Vector& y, double b);
 inline double soft(double u, double c) { return u > c ? u - c : (u < -c ? u + c : 0.0); }

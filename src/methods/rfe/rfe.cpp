@@ -12,10 +12,10 @@
 // run serves all counts. The last survivors (the smallest count) keep the order of c_j in the
 // round that left them (no SVM is trained on them: with r features the data are often no longer
 // separable, and that SVM would not change the subset).
-// From 20,000 samples (fits_without_kernel) the rounds' SVMs come from the l2-l1
-// dual with zero costs (and the ridge) (fit_machines_by_interior_point; a hard margin through the same staged
-// bounds as SMO's) instead of SMO on the n x n kernel: the same SVM, its w the same to the
-// solvers' accuracy.
+// From 20,000 samples (fits_without_kernel) the rounds' SVMs come from the l2-l1 dual with zero
+// costs, or with a ridge from the primal by Newton steps (fit_machines_without_kernel; a hard
+// margin through the same staged bounds as SMO's) instead of SMO on the n x n kernel: the same
+// SVM, its w the same to the solvers' accuracy.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -184,7 +184,7 @@ Ranking run_rfe(Backend& backend, const Dataset& data, const Machines& machines,
         return eliminate_recursively(
             data.n_features(), counts_desc, options.rfe_fraction,
             [&](std::int64_t round, const IndexVector& alive) {
-                const MachineFits fits = fit_machines_by_interior_point(
+                const MachineFits fits = fit_machines_without_kernel(
                     data.X(Eigen::all, alive), machines, options, beta,
                     [&] { return max_row_norm2(data.X, alive, Vector()); },
                     [&](std::size_t k) { return round_name(round, alive, machines, k); }, false);

@@ -1,13 +1,13 @@
 // The linear SVM with a ridge, in the primal by Newton steps with an exact line search
 // (ridge_svm_primal.hpp).
-#include "methods/ridge_svm_primal.hpp"
+#include "solvers/ridge_svm_primal.hpp"
 
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "methods/dc/l2_l1_active_set.hpp"
+#include "solvers/dual_projection.hpp"
 #include "zeronorm/core/error.hpp"
 
 namespace zeronorm::detail {
@@ -46,9 +46,9 @@ double piecewise_linear_root(const F& h_and_slope, double lo, double hi, double 
 
 }  // namespace
 
-RidgeSvmSolution solve_ridge_svm_primal(const Matrix& X, const Vector& y, double C, double ridge,
-                                        const Vector* warm, double gap_tolerance,
-                                        std::int64_t max_steps) {
+LinearSvmSolution solve_ridge_svm_primal(const Matrix& X, const Vector& y, double C, double ridge,
+                                         const Vector* warm, double gap_tolerance,
+                                         std::int64_t max_steps) {
     const Index n = X.rows(), d = X.cols();
     ZN_EXPECTS(ridge > 0.0 && std::isfinite(ridge), "ridge SVM: ridge " << ridge
                                                                          << " must be finite, > 0");
@@ -60,7 +60,7 @@ RidgeSvmSolution solve_ridge_svm_primal(const Matrix& X, const Vector& y, double
     // inactive: the dual point is made feasible within it (C = inf included).
     const double box = std::min(C, 2.0 * std::sqrt(double(std::max<Index>(n, 1))) / ridge);
 
-    RidgeSvmSolution out;
+    LinearSvmSolution out;
     out.w = warm != nullptr ? Vector(X.transpose() * warm->cwiseProduct(y)) : Vector::Zero(d);
     Vector f = X * out.w;
     // The optimal b for this w: the root of -sum_i y_i loss_slope(1 - y_i (f_i + b)).

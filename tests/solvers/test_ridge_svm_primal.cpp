@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "methods/ridge_svm_primal.hpp"
+#include "solvers/ridge_svm_primal.hpp"
 #include "support/random.hpp"
 #include "zeronorm/core/error.hpp"
 
@@ -32,7 +32,7 @@ Vector primal_beta(const Matrix& X, const Vector& y, double C, double ridge, con
 // rounding in the dual point, so that no gap can show it, the primal's stationarity in each
 // w_j and in b must hold instead, relative to the sizes of the terms that cancel.
 void expect_optimal(const Matrix& X, const Vector& y, double C, double ridge,
-                    const detail::RidgeSvmSolution& r, bool certified = true) {
+                    const detail::LinearSvmSolution& r, bool certified = true) {
     ASSERT_EQ(r.dual.status, Status::Success);
     if (!certified) {
         const Vector beta = primal_beta(X, y, C, ridge, r.w, r.dual.bias);
@@ -77,12 +77,12 @@ TEST(RidgeSvmPrimal, MeetsTheOptimalityConditions) {
     for (const Case& c : {Case{"hard margin", kInf, 1e-3}, Case{"large ridge", kInf, 10.0},
                           Case{"a box", 0.5, 1e-2}, Case{"a box near the hinge", 1.0, 1e-4}}) {
         SCOPED_TRACE(c.name);
-        const detail::RidgeSvmSolution r =
+        const detail::LinearSvmSolution r =
             detail::solve_ridge_svm_primal(data.X, data.y, c.C, c.ridge, nullptr, 1e-8, 500);
         expect_optimal(data.X, data.y, c.C, c.ridge, r);
         if (::testing::Test::HasFatalFailure()) return;
         SCOPED_TRACE("one feature 1000 times the others' scale");
-        const detail::RidgeSvmSolution s = detail::solve_ridge_svm_primal(
+        const detail::LinearSvmSolution s = detail::solve_ridge_svm_primal(
             badly_scaled.X, badly_scaled.y, c.C, c.ridge, nullptr, 1e-8, 500);
         expect_optimal(badly_scaled.X, badly_scaled.y, c.C, c.ridge, s, false);
         if (::testing::Test::HasFatalFailure()) return;
@@ -100,7 +100,7 @@ TEST(RidgeSvmPrimal, EveryStartEndsAtTheSameOptimum) {
     for (const double C : {kInf, 1.0}) {
         SCOPED_TRACE("C = " + std::to_string(C));
         const double ridge = 1e-3;
-        const detail::RidgeSvmSolution first =
+        const detail::LinearSvmSolution first =
             detail::solve_ridge_svm_primal(data.X, data.y, C, ridge, nullptr, 1e-8, 500);
         ASSERT_EQ(first.dual.status, Status::Success);
         Vector z(10);
@@ -110,12 +110,12 @@ TEST(RidgeSvmPrimal, EveryStartEndsAtTheSameOptimum) {
         Vector random_beta(data.n_samples());
         std::uniform_real_distribution<double> v(0.0, 2.0);
         for (Index i = 0; i < random_beta.size(); ++i) random_beta[i] = v(rng);
-        const detail::RidgeSvmSolution cold =
+        const detail::LinearSvmSolution cold =
             detail::solve_ridge_svm_primal(Xz, data.y, C, ridge, nullptr, 1e-8, 500);
         expect_optimal(Xz, data.y, C, ridge, cold);
         const std::vector<const Vector*> starts = {&first.dual.beta, &random_beta};
         for (const Vector* start : starts) {
-            const detail::RidgeSvmSolution warm =
+            const detail::LinearSvmSolution warm =
                 detail::solve_ridge_svm_primal(Xz, data.y, C, ridge, start, 1e-8, 500);
             expect_optimal(Xz, data.y, C, ridge, warm);
             EXPECT_LE((warm.w - cold.w).norm(), 1e-7 * cold.w.norm());  // the solves' rounding
@@ -128,7 +128,7 @@ TEST(RidgeSvmPrimal, TheCapAndBadArgumentsAreReported) {
     ZN_SEED_TRACE();
     std::mt19937_64 rng(testing::test_seed());
     const Dataset data = testing::random_two_class(500, 4, rng, 0.3);
-    const detail::RidgeSvmSolution capped =
+    const detail::LinearSvmSolution capped =
         detail::solve_ridge_svm_primal(data.X, data.y, kInf, 1e-3, nullptr, 1e-8, 1);
     EXPECT_EQ(capped.dual.status, Status::NoConvergence);
     EXPECT_EQ(capped.dual.iterations, 1);

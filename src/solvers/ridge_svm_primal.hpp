@@ -19,8 +19,9 @@ namespace zeronorm::detail {
 // method of Keerthi & DeCoste, JMLR 2005): each step one (d + 1)-square system over the samples
 // on the quadratic piece, n d^2 work, no n x n kernel; the method ends in finitely many steps
 // once the pieces are right, few when warm-started near the answer.
-struct RidgeSvmSolution {
-    SmoResult dual;  // beta (feasible), bias, objective -D(beta), kkt_gap P - D, Newton steps
+// A linear SVM solved without its kernel: the dual as SMO reports it, and the primal weights.
+struct LinearSvmSolution {
+    SmoResult dual;  // beta (feasible), bias, objective -D(beta), kkt_gap P - D, solver steps
     Vector w;        // the primal weights, X'(y o beta) at the optimum
 };
 
@@ -30,8 +31,8 @@ struct RidgeSvmSolution {
 // first, when (P - D) <= gap_tolerance |P| (D at the primal's beta made feasible) or the Newton
 // decrement puts w within sqrt(gap_tolerance) |w| of the optimum; NoConvergence after
 // max_steps steps or a descent that ends otherwise. dual.kkt_gap reports P - D.
-RidgeSvmSolution solve_ridge_svm_primal(const Matrix& X, const Vector& y, double C, double ridge,
-                                        const Vector* warm, double gap_tolerance,
-                                        std::int64_t max_steps);
+LinearSvmSolution solve_ridge_svm_primal(const Matrix& X, const Vector& y, double C, double ridge,
+                                         const Vector* warm, double gap_tolerance,
+                                         std::int64_t max_steps);
 
 }  // namespace zeronorm::detail

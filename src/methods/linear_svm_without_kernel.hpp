@@ -1,0 +1,33 @@
+// Internal: the linear soft-margin SVM (unregularised bias) solved without its n x n kernel,
+// for the data sets whose kernel alone would take gigabytes. Not installed.
+#pragma once
+
+#include "solvers/ridge_svm_primal.hpp"
+
+namespace zeronorm::detail {
+
+// Without a ridge (C finite) the SVM's dual is the l2-l1 dual with zero feature costs
+// (dc_svm.hpp), whose interior point costs n d^2 per Newton step, at DcOptions' gap tolerance
+// and pair-step cap, `warm` the starting beta (null: 0). With a ridge > 0 on the kernel's
+// diagonal (C finite or inf) the primal is smooth and is solved directly by Newton steps
+// (solve_ridge_svm_primal), warm-started from the w of `warm`. The dual as SMO reports it
+// (beta, bias, objective 1/2 beta'(Q + ridge I) beta - e'beta, primal - dual gap, pair or
+// Newton steps, status), so that it serves as a DualSolver for solve_svm_dual, and the primal
+// weights.
+LinearSvmSolution solve_linear_svm_without_kernel(const Matrix& X, const Vector& y, double C,
+                                                  double ridge, const Vector* warm);
+
+// From kKernelFreeSamples samples on, where the kernel alone takes 3.2 GB or more (20 GB at
+// ijcnn1's 49,990 rows), the final classifier (few features), l2-AROM's and RFE's SVMs
+// (fits_without_kernel, ridge or not; a hard margin, C = inf and ridge = 0, through
+// solve_svm_dual's staged bounds) and the linear `svm` classifier (train_linear_svm_without_
+// kernel) take this route.
+constexpr Index kKernelFreeSamples = 20'000;
+inline bool fits_without_kernel(Index n_samples) { return n_samples >= kKernelFreeSamples; }
+
+// The interior point's betas at the bound come out within ~1e-12 C of it (the projection clips
+// only those beyond); this margin keeps a hard-margin stage (solve_svm_dual) from taking them as
+// free.
+constexpr double kKernelFreeAtBoundTolerance = 1e-6;
+
+}  // namespace zeronorm::detail
