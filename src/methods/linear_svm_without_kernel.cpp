@@ -2,7 +2,11 @@
 #include "methods/linear_svm_without_kernel.hpp"
 
 #include <cstdint>
+#include <utility>
 
+#include "core/stopwatch.hpp"
+#include "solvers/labels.hpp"
+#include "zeronorm/core/error.hpp"
 #include "zeronorm/methods/dc_svm.hpp"
 
 namespace zeronorm::detail {
@@ -30,6 +34,30 @@ LinearSvmSolution solve_linear_svm_without_kernel(const Matrix& X, const Vector&
     out.dual.status = s.status[0];
     out.w = s.w.col(0);
     return out;
+}
+
+bool trains_without_kernel(const Dataset& data, const SvmOptions& options) {
+    return options.kernel.type == KernelType::Linear && options.bias &&
+           fits_without_kernel(data.n_samples()) && data.n_features() <= kKernelFreeFeatures;
+}
+
+SvmTrainResult train_svm_without_kernel(const Dataset& data, const SvmOptions& options) {
+    const Stopwatch stopwatch;
+    ZN_EXPECTS(options.kernel.type == KernelType::Linear && options.bias,
+               "train_svm_without_kernel: the SVM needs a linear kernel and a bias");
+    check_svm_training(data, options);
+    LinearSvmSolution solved = solve_linear_svm_without_kernel(data.X, data.y, options.smo.C,
+                                                               options.smo.ridge, nullptr);
+    SvmTrainResult result;
+    result.smo = std::move(solved.dual);
+    if (options.smo.ridge == 0.0) {  // the interior point's zeros (the primal's are exact)
+        const double zero = kKernelFreeAtBoundTolerance * options.smo.C;
+        for (Index i = 0; i < result.smo.beta.size(); ++i)
+            if (result.smo.beta[i] <= zero) result.smo.beta[i] = 0.0;
+    }
+    result.model = svm_model_from_dual(data, options.kernel, result.smo);
+    result.seconds = stopwatch.seconds();
+    return result;
 }
 
 }  // namespace zeronorm::detail

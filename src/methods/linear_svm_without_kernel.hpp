@@ -3,6 +3,7 @@
 #pragma once
 
 #include "solvers/ridge_svm_primal.hpp"
+#include "zeronorm/solvers/svm.hpp"
 
 namespace zeronorm::detail {
 
@@ -20,8 +21,8 @@ LinearSvmSolution solve_linear_svm_without_kernel(const Matrix& X, const Vector&
 // From kKernelFreeSamples samples on, where the kernel alone takes 3.2 GB or more (20 GB at
 // ijcnn1's 49,990 rows), the final classifier (few features), l2-AROM's and RFE's SVMs
 // (fits_without_kernel, ridge or not; a hard margin, C = inf and ridge = 0, through
-// solve_svm_dual's staged bounds) and the linear `svm` classifier (train_linear_svm_without_
-// kernel) take this route.
+// solve_svm_dual's staged bounds) and the `svm` classifier on a linear kernel
+// (trains_without_kernel) take this route.
 constexpr Index kKernelFreeSamples = 20'000;
 inline bool fits_without_kernel(Index n_samples) { return n_samples >= kKernelFreeSamples; }
 
@@ -29,5 +30,20 @@ inline bool fits_without_kernel(Index n_samples) { return n_samples >= kKernelFr
 // only those beyond); this margin keeps a hard-margin stage (solve_svm_dual) from taking them as
 // free.
 constexpr double kKernelFreeAtBoundTolerance = 1e-6;
+
+// Whether the `svm` classifier trains train_svm's SVM without the kernel: a linear kernel with
+// a bias, at least kKernelFreeSamples samples and at most kKernelFreeFeatures features (each
+// Newton step takes n d^2 and a (d + 1)-square solve; SMO's steps cost n d each, and a large C
+// asks many of them).
+constexpr Index kKernelFreeFeatures = 256;
+bool trains_without_kernel(const Dataset& data, const SvmOptions& options);
+
+// train_svm's SVM (the same checks, the same problem, its result in the same form) by
+// solve_linear_svm_without_kernel, at the solver's own gap tolerance: options.smo's C and ridge
+// apply, its SMO settings (tolerance, iteration cap, cache, shrinking) do not. The model's
+// support vectors are the samples whose beta_i exceeds kKernelFreeAtBoundTolerance C (below
+// that the interior point's rounding of zero: dropping those moves w by 2e-9 of its norm on a9a
+// at C = 1, 3e-6 at C = 100); with a ridge the primal's beta is exact.
+SvmTrainResult train_svm_without_kernel(const Dataset& data, const SvmOptions& options);
 
 }  // namespace zeronorm::detail

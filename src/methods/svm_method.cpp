@@ -1,4 +1,5 @@
 // Registration of the L2-norm SVM (svm.cpp) as a classifier.
+#include "methods/linear_svm_without_kernel.hpp"
 #include "methods/method_registry.hpp"
 #include "zeronorm/io/json.hpp"
 
@@ -8,13 +9,19 @@ namespace {
 class SvmClassifier final : public Classifier {
 public:
     const MethodInfo& info() const override {
-        static const MethodInfo info{"svm", "L2-norm SVM (C-SVC) trained by SMO",
-                                     "Fan, Chen & Lin 2005 (SMO with WSS2, as LIBSVM)", {}};
+        static const MethodInfo info{
+            "svm",
+            "L2-norm SVM (C-SVC) trained by SMO (linear, 20,000+ samples: without the kernel)",
+            "Fan, Chen & Lin 2005 (SMO with WSS2, as LIBSVM); Keerthi & DeCoste 2005 (finite "
+            "Newton, with a ridge)",
+            {}};
         return info;
     }
     TrainedClassifier train(Backend& backend, const Dataset& data, const SvmOptions& svm,
                             const Parameters&) const override {
-        const SvmTrainResult r = train_svm(backend, data, svm);
+        const SvmTrainResult r = detail::trains_without_kernel(data, svm)
+                                     ? detail::train_svm_without_kernel(data, svm)
+                                     : train_svm(backend, data, svm);
         TrainedClassifier out;
         out.model = r.model;
         out.method = info().name;

@@ -46,7 +46,9 @@ void check_kernel_domain(const KernelSpec& spec, const Matrix& X) {
                                          << i << ", feature " << j << " is " << X(i, j));
 }
 
-void check_training(const Dataset& data, const SvmOptions& options) {
+}  // namespace
+
+void check_svm_training(const Dataset& data, const SvmOptions& options) {
     data.validate();
     ZN_EXPECTS(data.n_samples() >= 2, "training needs at least two samples, got " << data.n_samples());
     ZN_EXPECTS(data.n_features() >= 1, "training needs at least one feature");
@@ -56,14 +58,12 @@ void check_training(const Dataset& data, const SvmOptions& options) {
     check_kernel_range(options.kernel, data.X, "SVM training");
 }
 
-}  // namespace
-
 SvmTrainResult train_svm(Backend& backend, const Dataset& data, const SvmOptions& options) {
     if (!options.bias)  // the path over one bound: the box dual on the whole kernel
         return std::move(
             train_svm_without_bias_path(backend, data, options, {options.smo.C}).front());
     const Stopwatch stopwatch;
-    check_training(data, options);
+    check_svm_training(data, options);
 
     const Index n = data.n_samples();
     const DeviceMatrix X = backend.upload(data.X);
@@ -86,7 +86,7 @@ std::vector<SvmTrainResult> train_svm_without_bias_path(Backend& backend, const 
                                                         const std::vector<double>& C) {
     const Stopwatch stopwatch;
     ZN_EXPECTS(!options.bias, "train_svm_without_bias_path: options.bias must be false");
-    check_training(data, options);
+    check_svm_training(data, options);
     std::vector<SmoOptions> boxes(C.size(), options.smo);
     for (std::size_t k = 0; k < C.size(); ++k) {
         boxes[k].C = C[k];
@@ -137,9 +137,13 @@ Vector SvmModel::decision_function(Backend& backend, const Matrix& X) const {
     check_kernel_domain(kernel, X);
     if (n_support() == 0 || X.rows() == 0) return Vector::Constant(X.rows(), bias);
     const DeviceMatrix points = backend.upload(X);
-    const DeviceMatrix sv = backend.upload(support_vectors);
+    // A linear expansion is the one point w (X.rows() n_support d work and memory down to
+    // X.rows() d).
+    const bool as_weights = kernel.type == KernelType::Linear && n_support() > 1;
+    const DeviceMatrix sv = backend.upload(as_weights ? Matrix(linear_weights().transpose())
+                                                      : support_vectors);
     const DeviceMatrix K = backend.kernel_matrix(kernel, points, sv);
-    const DeviceMatrix c = backend.upload(coef);
+    const DeviceMatrix c = backend.upload(as_weights ? Vector::Ones(1) : coef);
     DeviceMatrix f = backend.allocate(X.rows(), 1);
     backend.gemm(false, false, 1.0, K, c, 0.0, f);
     return backend.download(f).col(0).array() + bias;

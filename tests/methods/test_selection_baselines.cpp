@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "methods/linear_svm_without_kernel.hpp"
 #include "methods/machine_fits.hpp"
 #include "methods/selection_common.hpp"
 #include "support/backends.hpp"
@@ -374,6 +375,9 @@ double ridge_svm_primal(const Matrix& X, const Vector& y, double C, double ridge
     return 0.5 * w.squaredNorm() + loss;
 }
 
+// Six features of which four carry the label, with both signs (noisy_linear_data).
+const std::vector<double> kSixPlantedStrengths = {1.0, -0.6, 0.0, 0.35, 0.0, 0.2};
+
 // The linear SVMs of the selection methods without the kernel (fit_machines_without_kernel)
 // against SMO on the kernel (fit_machines): two classes and three (one-vs-rest), a soft margin,
 // the staged hard margin and a ridge on the kernel's diagonal with and without a box. Optimal
@@ -383,7 +387,7 @@ TEST(MachineFits, WithoutKernelMatchesSmoOnTheKernel) {
     auto backend = make_cpu_backend();
     const std::uint64_t seed = testing::test_seed();
     SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
-    const std::vector<double> strength = {1.0, -0.6, 0.0, 0.35, 0.0, 0.2};
+    const std::vector<double>& strength = kSixPlantedStrengths;
     struct Case {
         const char* name;
         Dataset data;
@@ -870,6 +874,110 @@ TEST(Selection, GaussianRankersRefuseAKernelThatIsTheIdentity) {
         standardised.X = Standardizer::fit(data.X).transform(data.X);
         EXPECT_NO_THROW(select_features(*backend, standardised, opt));
     }
+}
+
+
+// The `svm` classifier's SVM without the kernel (train_svm_without_kernel) against SMO on the
+// kernel (train_svm at a tight tolerance): soft margins, a large C, the ridge's hard margin and
+// a ridge with a box. Both optimal-value brackets [D, P] overlap, the model's own primal value
+// (the w and b a user gets) is within 1e-7 of the optimum, w is within what the primal's
+// strong convexity allows of SMO's, the support vectors are the samples with beta > 0 (every
+// margin violator, no sample well outside the margin), and the model's decision values are
+// X w + b. From 20,000 samples on a linear kernel the registry's classifier takes this route.
+TEST(TrainSvmWithoutKernel, MatchesSmoOnTheKernel) {
+    auto backend = make_cpu_backend();
+    const std::uint64_t seed = testing::test_seed();
+    SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
+    const std::vector<double>& strength = kSixPlantedStrengths;
+    struct Case {
+        const char* name;
+        double C;
+        double ridge;
+    };
+    const Case cases[] = {{"soft margin", 1.0, 0.0},
+                          {"soft margin, large C", 100.0, 0.0},
+                          {"ridge, hard margin", kInf, 0.05},
+                          {"ridge and a box", 2.0, 0.2}};
+    std::uint64_t k = 0;
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        const Dataset data = noisy_linear_data(500, strength, 0.2, 0.4, seed + 7 * ++k);
+        SvmOptions svm;  // linear kernel
+        svm.smo.C = c.C;
+        svm.smo.ridge = c.ridge;
+        svm.smo.tolerance = 1e-6;
+        const SvmTrainResult kf = detail::train_svm_without_kernel(data, svm);
+        const SvmTrainResult smo = train_svm(*backend, data, svm);
+        ASSERT_EQ(kf.smo.status, Status::Success);
+        ASSERT_EQ(smo.smo.status, Status::Success);
+        const auto primal = [&](const SvmModel& model) {
+            const Vector w = model.linear_weights();
+            return c.ridge > 0 ? ridge_svm_primal(data.X, data.y, c.C, c.ridge, w, model.bias)
+                               : l2_l1_primal(data.X, data.y, c.C,
+                                              Vector::Zero(data.n_features()), w, model.bias);
+        };
+        const double p_kf = primal(kf.model), d_kf = -kf.smo.objective;
+        const double p_smo = primal(smo.model), d_smo = -smo.smo.objective;
+        const double scale = std::abs(d_smo);
+        EXPECT_LE(d_kf, p_smo + 1e-9 * scale);
+        EXPECT_LE(d_smo, p_kf + 1e-9 * scale);
+        const double best_dual = std::max(d_kf, d_smo);
+        EXPECT_LE(p_kf - best_dual, 1e-7 * scale);
+        const Vector w_kf = kf.model.linear_weights(), w_smo = smo.model.linear_weights();
+        EXPECT_LE((w_kf - w_smo).norm(),
+                  std::sqrt(2.0 * std::max(0.0, p_kf - best_dual)) +
+                      std::sqrt(2.0 * std::max(0.0, p_smo - best_dual)) + 1e-9);
+        // The support vectors: beta > 0 exactly where the margin is not met.
+        const Vector f = data.X * w_kf + Vector::Constant(data.n_samples(), kf.model.bias);
+        Index violators = 0, outside = 0;
+        for (Index i = 0; i < data.n_samples(); ++i) {
+            const double margin = data.y[i] * f[i];
+            if (margin < 1.0 - 1e-6) {
+                ++violators;
+                EXPECT_GT(kf.smo.beta[i], 0.0) << "sample " << i << ", margin " << margin;
+            } else if (margin > 1.0 + 1e-4) {
+                ++outside;
+                EXPECT_EQ(kf.smo.beta[i], 0.0) << "sample " << i << ", margin " << margin;
+            }
+        }
+        EXPECT_GT(violators, 0);
+        EXPECT_GT(outside, 0);
+        EXPECT_EQ(kf.model.n_support(), (kf.smo.beta.array() > 0.0).count());
+        const Vector decision = kf.model.decision_function(*backend, data.X);
+        EXPECT_LE((decision - f).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + f.cwiseAbs().maxCoeff()));
+    }
+
+    // The route: a linear kernel with a bias, from 20,000 samples, up to 256 features.
+    Dataset shape;
+    shape.X = Matrix::Zero(20'000, 256);
+    shape.y = Vector::Ones(20'000);
+    SvmOptions linear;
+    EXPECT_TRUE(detail::trains_without_kernel(shape, linear));
+    SvmOptions rbf;
+    rbf.kernel.type = KernelType::Rbf;
+    EXPECT_FALSE(detail::trains_without_kernel(shape, rbf));
+    SvmOptions without_bias;
+    without_bias.bias = false;
+    EXPECT_FALSE(detail::trains_without_kernel(shape, without_bias));
+    shape.X = Matrix::Zero(19'999, 256);
+    EXPECT_FALSE(detail::trains_without_kernel(shape, linear));
+    shape.X = Matrix::Zero(20'000, 257);
+    EXPECT_FALSE(detail::trains_without_kernel(shape, linear));
+
+    // The registry's classifier there: the kernel-free solution, as the route gives it.
+    const Dataset many = noisy_linear_data(20'000, strength, 0.2, 0.4, seed + 100);
+    SvmOptions svm;
+    const TrainedClassifier trained = find_classifier("svm").train(*backend, many, svm, {});
+    const SvmTrainResult direct = detail::train_svm_without_kernel(many, svm);
+    EXPECT_EQ(trained.status, Status::Success);
+    EXPECT_EQ(trained.iterations, direct.smo.iterations);
+    EXPECT_EQ(trained.model.n_support(), direct.model.n_support());
+    EXPECT_LE((trained.model.linear_weights() - direct.model.linear_weights()).norm(),
+              1e-12 * (1.0 + direct.model.linear_weights().norm()));
+    // Bad input is refused as train_svm refuses it.
+    Dataset one_class = many;
+    one_class.y.setOnes();
+    EXPECT_THROW(detail::train_svm_without_kernel(one_class, svm), InvalidArgument);
 }
 
 }  // namespace
