@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "evaluation/split_runner.hpp"
+#include "methods/linear_svm_without_kernel.hpp"
 #include "solvers/dense_dual.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
@@ -74,7 +75,8 @@ private:
 
     // The duals of the problems q with active[q] (empty: all) on their kernels K (n_q x (n_q Q),
     // the sub-blocks of K_ for rows train[q] of the training block), labels Y (n_q x Q), warm
-    // starts from `warm`. Without K_ (one split): SMO on kernel columns computed on demand.
+    // starts from `warm`. Without K_ (one split): SMO on kernel columns computed on demand, or
+    // on a linear kernel from 20,000 rows the dual without the kernel (trains_without_kernel).
     std::vector<SmoResult> solve(const DeviceMatrix& K, const std::vector<IndexVector>& train,
                                  const Matrix& Y, const SmoOptions& smo, const Matrix* warm,
                                  const std::vector<char>& active = {}) {
@@ -83,9 +85,15 @@ private:
         for (std::size_t q = 0; q < train.size(); ++q) {
             if (!active.empty() && !active[q]) continue;
             const Vector start = warm != nullptr ? Vector(warm->col(Index(q))) : Vector();
+            const DeviceMatrix rows = backend_.select_rows(batch_.blocks.train, train[q]);
+            if (trains_without_kernel(rows.rows(), rows.cols(), options_.svm)) {
+                out[q] = svm_dual_without_kernel(backend_.download(rows), Y.col(Index(q)), smo,
+                                                 warm != nullptr ? &start : nullptr);
+                continue;
+            }
             out[q] = solve_on_demand_dual(backend_, options_.svm.kernel,
-                                          backend_.select_rows(batch_.blocks.train, train[q]),
-                                          Y.col(Index(q)), smo, warm != nullptr ? &start : nullptr);
+                                          rows, Y.col(Index(q)), smo,
+                                          warm != nullptr ? &start : nullptr);
         }
         return out;
     }
@@ -114,10 +122,17 @@ private:
                 const DeviceMatrix points = eval != nullptr
                                                 ? backend_.select_rows(train_block, (*eval)[q])
                                                 : batch_.blocks.test;
-                const DeviceMatrix K = backend_.kernel_matrix(
-                    options_.svm.kernel, points, backend_.select_rows(train_block, sv));
+                const DeviceMatrix support = backend_.select_rows(train_block, sv);
                 DeviceMatrix f = backend_.allocate(Y_eval.rows(), 1);
-                backend_.gemm(false, false, 1.0, K, backend_.upload(coef), 0.0, f);
+                if (options_.svm.kernel.type == KernelType::Linear) {  // through w: no kernel
+                    DeviceMatrix w = backend_.allocate(support.cols(), 1);
+                    backend_.gemm(true, false, 1.0, support, backend_.upload(coef), 0.0, w);
+                    backend_.gemm(false, false, 1.0, points, w, 0.0, f);
+                } else {
+                    const DeviceMatrix K =
+                        backend_.kernel_matrix(options_.svm.kernel, points, support);
+                    backend_.gemm(false, false, 1.0, K, backend_.upload(coef), 0.0, f);
+                }
                 decision += backend_.download(f).col(0);
             }
             out[q] = error_rate(labels_from_decision(decision), Y_eval.col(Index(q)));

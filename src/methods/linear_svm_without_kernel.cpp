@@ -36,9 +36,20 @@ LinearSvmSolution solve_linear_svm_without_kernel(const Matrix& X, const Vector&
     return out;
 }
 
-bool trains_without_kernel(const Dataset& data, const SvmOptions& options) {
+bool trains_without_kernel(Index n_samples, Index n_features, const SvmOptions& options) {
     return options.kernel.type == KernelType::Linear && options.bias &&
-           fits_without_kernel(data.n_samples()) && data.n_features() <= kKernelFreeFeatures;
+           fits_without_kernel(n_samples) && n_features <= kKernelFreeFeatures;
+}
+
+SmoResult svm_dual_without_kernel(const Matrix& X, const Vector& y, const SmoOptions& smo,
+                                  const Vector* warm) {
+    SmoResult dual = solve_linear_svm_without_kernel(X, y, smo.C, smo.ridge, warm).dual;
+    if (smo.ridge == 0.0) {  // the interior point's zeros
+        const double zero = kKernelFreeAtBoundTolerance * smo.C;
+        for (Index i = 0; i < dual.beta.size(); ++i)
+            if (dual.beta[i] <= zero) dual.beta[i] = 0.0;
+    }
+    return dual;
 }
 
 SvmTrainResult train_svm_without_kernel(const Dataset& data, const SvmOptions& options) {
@@ -46,15 +57,8 @@ SvmTrainResult train_svm_without_kernel(const Dataset& data, const SvmOptions& o
     ZN_EXPECTS(options.kernel.type == KernelType::Linear && options.bias,
                "train_svm_without_kernel: the SVM needs a linear kernel and a bias");
     check_svm_training(data, options);
-    LinearSvmSolution solved = solve_linear_svm_without_kernel(data.X, data.y, options.smo.C,
-                                                               options.smo.ridge, nullptr);
     SvmTrainResult result;
-    result.smo = std::move(solved.dual);
-    if (options.smo.ridge == 0.0) {  // the interior point's zeros (the primal's are exact)
-        const double zero = kKernelFreeAtBoundTolerance * options.smo.C;
-        for (Index i = 0; i < result.smo.beta.size(); ++i)
-            if (result.smo.beta[i] <= zero) result.smo.beta[i] = 0.0;
-    }
+    result.smo = svm_dual_without_kernel(data.X, data.y, options.smo, nullptr);
     result.model = svm_model_from_dual(data, options.kernel, result.smo);
     result.seconds = stopwatch.seconds();
     return result;

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
 #include <vector>
 
+#include "methods/linear_svm_without_kernel.hpp"
 #include "support/backends.hpp"
 #include "support/capability_backend.hpp"
 #include "support/random.hpp"
@@ -211,6 +214,56 @@ TEST(ModelSelection, KernelColumnsOnDemandGiveTheSameResult) {
         for (std::size_t c = 0; c < a.splits[f].inner_errors.size(); ++c)
             EXPECT_NEAR(a.splits[f].inner_errors[c], b.splits[f].inner_errors[c], 1e-12);
     }
+}
+
+// From 20,000 training rows the linear SVM of a split is solved without its kernel
+// (trains_without_kernel): the split's support, steps and test error are those of
+// train_svm_without_kernel on the same rows, and an inner grid runs the same way.
+TEST(ModelSelection, LinearSvmFromTwentyThousandRowsNeedsNoKernel) {
+    ZN_SEED_TRACE();
+    std::mt19937_64 rng(testing::test_seed());
+    std::normal_distribution<double> g;
+    Dataset data;
+    data.X.resize(30'000, 5);
+    data.y.resize(30'000);
+    for (Index i = 0; i < data.X.rows(); ++i) {
+        for (Index j = 0; j < data.X.cols(); ++j) data.X(i, j) = g(rng);
+        data.y[i] = data.X(i, 0) - 0.5 * data.X(i, 1) + 0.5 * g(rng) > 0.0 ? 1.0 : -1.0;
+    }
+    const Fold split = stratified_random_splits(data.y, 1, 20'000, testing::test_seed()).front();
+    SvmEvaluationOptions options;  // linear kernel, C = 1
+    options.standardize = false;
+    auto backend = make_cpu_backend();
+    const SvmSplitEvaluation e = evaluate_svm_split(*backend, data, split, options, 0);
+
+    Dataset train, test;
+    train.X = data.X(split.train, Eigen::all);
+    train.y = data.y(split.train);
+    test.X = data.X(split.test, Eigen::all);
+    test.y = data.y(split.test);
+    const SvmTrainResult direct = detail::train_svm_without_kernel(train, options.svm);
+    EXPECT_EQ(e.status, Status::Success);
+    EXPECT_EQ(e.iterations, direct.smo.iterations);
+    EXPECT_EQ(e.n_support, direct.model.n_support());
+    EXPECT_EQ(e.error, error_rate(direct.model.predict(*backend, test.X), test.y));
+    EXPECT_GT(e.error, 0.0);
+    EXPECT_LT(e.error, 0.2);
+
+    // A grid over C: inner folds of 30,000 rows in three train on 20,000 each (the test rows
+    // among them: only the inner errors are checked).
+    SvmEvaluationOptions grid = options;
+    grid.C_grid = {0.01, 10.0};
+    grid.inner_folds = 3;
+    const Fold whole{[&] {
+                         IndexVector rows(std::size_t(data.n_samples()));
+                         std::iota(rows.begin(), rows.end(), Index(0));
+                         return rows;
+                     }(),
+                     split.test};
+    const SvmSplitEvaluation chosen = evaluate_svm_split(*backend, data, whole, grid, 0);
+    EXPECT_EQ(chosen.status, Status::Success);
+    ASSERT_EQ(chosen.inner_errors.size(), 2u);
+    for (double inner : chosen.inner_errors) EXPECT_LT(inner, 0.2);
 }
 
 // The backend's capabilities, not its kind, choose the schedule: a CPU backend that prefers

@@ -947,9 +947,9 @@ TEST(TrainSvmWithoutKernel, MatchesSmoOnTheKernel) {
         EXPECT_LE((decision - f).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + f.cwiseAbs().maxCoeff()));
     }
 
-    // The route: a linear kernel with a bias, from 20,000 samples, up to 256 features.
+    // The route: a linear kernel with a bias, from 20,000 samples, up to 1024 features.
     Dataset shape;
-    shape.X = Matrix::Zero(20'000, 256);
+    shape.X = Matrix::Zero(20'000, 1024);
     shape.y = Vector::Ones(20'000);
     SvmOptions linear;
     EXPECT_TRUE(detail::trains_without_kernel(shape, linear));
@@ -959,9 +959,9 @@ TEST(TrainSvmWithoutKernel, MatchesSmoOnTheKernel) {
     SvmOptions without_bias;
     without_bias.bias = false;
     EXPECT_FALSE(detail::trains_without_kernel(shape, without_bias));
-    shape.X = Matrix::Zero(19'999, 256);
+    shape.X = Matrix::Zero(19'999, 1024);
     EXPECT_FALSE(detail::trains_without_kernel(shape, linear));
-    shape.X = Matrix::Zero(20'000, 257);
+    shape.X = Matrix::Zero(20'000, 1025);
     EXPECT_FALSE(detail::trains_without_kernel(shape, linear));
 
     // The registry's classifier there: the kernel-free solution, as the route gives it.
