@@ -3,9 +3,10 @@
 // (for bench/RESULTS.md) and, with --json FILE, the raw numbers.
 //
 // usage: compare_peers DATA_DIR [--json FILE] [--max-train N] [--sets sonar,ionosphere,a9a,ijcnn1]
-//                      [--solvers smo,decomposition,dcd] [--backend cpu|cuda] [--only ours|peer]
+//                      [--solvers smo,decomposition,dcd,linear] [--linear-C C]
+//                      [--backend cpu|cuda] [--only ours|peer]
 // --backend picks where our SMO runs (LIBSVM and LIBLINEAR always run on one CPU core; our DCD
-// is CPU-only). `decomposition` is our SMO by working sets of 1024 variables with a kernel-column
+// is CPU-only). `linear` (a9a and ijcnn1) is `zeronorm train -k linear` against LIBSVM -t 0. `decomposition` is our SMO by working sets of 1024 variables with a kernel-column
 // cache (the route of the CUDA backend for problems whose kernel does not fit in device memory),
 // run here whatever the size.
 #include <linear.h>
@@ -24,10 +25,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "methods/linear_svm_without_kernel.hpp"
 #include "solvers/decomposition_smo.hpp"
 #include "zeronorm/core/backend.hpp"
 #include "zeronorm/core/preprocess.hpp"
 #include "zeronorm/io/io.hpp"
+#include "zeronorm/io/json.hpp"
+#include "zeronorm/methods/methods.hpp"
 #include "zeronorm/solvers/linear_svm.hpp"
 #include "zeronorm/solvers/svm.hpp"
 
@@ -97,6 +101,50 @@ double libsvm_objective(const svm_model* model, const Dataset& train, const Kern
     const DeviceMatrix dsv = cpu->upload(sv);
     const Matrix K = cpu->download(cpu->kernel_matrix(spec, dsv, dsv));
     return 0.5 * c.dot(K * c) - c.cwiseAbs().sum();
+}
+
+// The linear C-SVM (bias unregularised) as `zeronorm train -k linear` trains it (the svm
+// classifier: from 20,000 samples without the kernel) against LIBSVM's -t 0: the same problem.
+Row run_linear(const std::string& name, const Dataset& train, const Dataset& test, double C,
+               Backend& backend, const Sides& sides) {
+    SvmOptions options;  // linear kernel
+    options.smo.C = C;
+    options.smo.tolerance = 1e-3;
+    options.smo.cache_mb = 1000;
+    const bool without_kernel = detail::trains_without_kernel(train, options);
+    Row row{name,
+            std::string("svm linear, C ") + std::to_string(int(C)) +
+                (without_kernel ? " (without kernel)" : " (SMO)"),
+            "LIBSVM 3.24 -t 0", train.n_samples(), train.n_features()};
+    if (sides.ours) {
+        TrainedClassifier ours;
+        row.ours_s = seconds_of(
+            [&] { ours = find_classifier("svm").train(backend, train, options, {}); });
+        row.ours_obj = ours.report["objective"].get<double>();
+        row.ours_acc = 1 - error_rate(ours.model.predict(backend, test.X), test.y);
+    }
+    if (!sides.peer) return row;
+    SparseRows rows(train.X, 0);
+    std::vector<double> y(train.y.data(), train.y.data() + train.n_samples());
+    svm_problem prob{int(train.n_samples()), y.data(), rows.svm_ptrs.data()};
+    svm_parameter param{};
+    param.svm_type = C_SVC;
+    param.kernel_type = LINEAR;
+    param.C = C;
+    param.eps = 1e-3;
+    param.cache_size = 1000;
+    param.shrinking = 1;
+    svm_set_print_string_function([](const char*) {});
+    svm_model* model = nullptr;
+    row.peer_s = seconds_of([&] { model = svm_train(&prob, &param); });
+    row.peer_obj = libsvm_objective(model, train, options.kernel);
+    SparseRows test_rows(test.X, 0);
+    Index correct = 0;
+    for (Index i = 0; i < test.n_samples(); ++i)
+        correct += svm_predict(model, test_rows.svm_ptrs[std::size_t(i)]) == test.y[i];
+    row.peer_acc = double(correct) / double(test.n_samples());
+    svm_free_and_destroy_model(&model);
+    return row;
 }
 
 Row run_smo(const std::string& name, const Dataset& train, const Dataset& test, double C,
@@ -217,13 +265,16 @@ int main(int argc, char** argv) {
     std::string dir, json_path, sets = "sonar,ionosphere,a9a,ijcnn1", solvers = "smo,dcd";
     std::string backend_name = "cpu", only;
     Index max_train = 0;
+    double linear_C = 1.0;
     CLI::App app{"zeronorm's solvers side by side with LIBSVM and LIBLINEAR"};
     app.add_option("data_dir", dir, "Directory of the data sets")->required();
     app.add_option("--json", json_path, "The raw numbers to this file");
     app.add_option("--max-train", max_train, "Training rows of the large sets (0: all)")
         ->capture_default_str();
     app.add_option("--sets", sets, "Data sets, comma-separated")->capture_default_str();
-    app.add_option("--solvers", solvers, "smo, decomposition, dcd (comma-separated)")
+    app.add_option("--solvers", solvers, "smo, decomposition, dcd, linear (comma-separated)")
+        ->capture_default_str();
+    app.add_option("--linear-C", linear_C, "C of the linear SVMs (--solvers linear)")
         ->capture_default_str();
     app.add_option("--backend", backend_name, "Where our SMO runs")
         ->check(CLI::IsMember({"cpu", "cuda"}))
@@ -248,6 +299,7 @@ int main(int argc, char** argv) {
     const bool smo = listed(solvers, "smo");
     const bool decomposition = listed(solvers, "decomposition");
     const bool dcd = listed(solvers, "dcd");
+    const bool linear = listed(solvers, "linear");
     auto split_holdout = [](const Dataset& all, Dataset& train, Dataset& test) {
         // Standardised, first 2/3 for training (deterministic), the rest for testing.
         IndexVector tr, te;
@@ -286,6 +338,7 @@ int main(int argc, char** argv) {
             if (by_parts ? decomposition : smo)
                 rows.push_back(
                     run_smo(big.name, train, test, 1.0, big.gamma, *backend, sides, by_parts));
+        if (linear) rows.push_back(run_linear(big.name, train, test, linear_C, *backend, sides));
     }
 
     std::printf("| set | n x d | solver | peer | zeronorm s | peer s | speed-up | rel. objective diff | test acc. zeronorm / peer |\n");
