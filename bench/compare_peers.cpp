@@ -103,6 +103,33 @@ double libsvm_objective(const svm_model* model, const Dataset& train, const Kern
     return 0.5 * c.dot(K * c) - c.cwiseAbs().sum();
 }
 
+// LIBSVM's C-SVC on the same problem (kernel: linear, or rbf with its gamma): its training
+// time, its dual objective by our kernel, its test accuracy, into row's peer fields.
+void run_libsvm(Row& row, const Dataset& train, const Dataset& test, double C,
+                const KernelSpec& kernel) {
+    SparseRows rows(train.X, 0);
+    std::vector<double> y(train.y.data(), train.y.data() + train.n_samples());
+    svm_problem prob{int(train.n_samples()), y.data(), rows.svm_ptrs.data()};
+    svm_parameter param{};
+    param.svm_type = C_SVC;
+    param.kernel_type = kernel.type == KernelType::Linear ? LINEAR : RBF;
+    param.gamma = kernel.gamma;
+    param.C = C;
+    param.eps = 1e-3;
+    param.cache_size = 1000;
+    param.shrinking = 1;
+    svm_set_print_string_function([](const char*) {});
+    svm_model* model = nullptr;
+    row.peer_s = seconds_of([&] { model = svm_train(&prob, &param); });
+    row.peer_obj = libsvm_objective(model, train, kernel);
+    SparseRows test_rows(test.X, 0);
+    Index correct = 0;
+    for (Index i = 0; i < test.n_samples(); ++i)
+        correct += svm_predict(model, test_rows.svm_ptrs[std::size_t(i)]) == test.y[i];
+    row.peer_acc = double(correct) / double(test.n_samples());
+    svm_free_and_destroy_model(&model);
+}
+
 // The linear C-SVM (bias unregularised) as `zeronorm train -k linear` trains it (the svm
 // classifier: from 20,000 samples without the kernel) against LIBSVM's -t 0: the same problem.
 Row run_linear(const std::string& name, const Dataset& train, const Dataset& test, double C,
@@ -124,26 +151,7 @@ Row run_linear(const std::string& name, const Dataset& train, const Dataset& tes
         row.ours_acc = 1 - error_rate(ours.model.predict(backend, test.X), test.y);
     }
     if (!sides.peer) return row;
-    SparseRows rows(train.X, 0);
-    std::vector<double> y(train.y.data(), train.y.data() + train.n_samples());
-    svm_problem prob{int(train.n_samples()), y.data(), rows.svm_ptrs.data()};
-    svm_parameter param{};
-    param.svm_type = C_SVC;
-    param.kernel_type = LINEAR;
-    param.C = C;
-    param.eps = 1e-3;
-    param.cache_size = 1000;
-    param.shrinking = 1;
-    svm_set_print_string_function([](const char*) {});
-    svm_model* model = nullptr;
-    row.peer_s = seconds_of([&] { model = svm_train(&prob, &param); });
-    row.peer_obj = libsvm_objective(model, train, options.kernel);
-    SparseRows test_rows(test.X, 0);
-    Index correct = 0;
-    for (Index i = 0; i < test.n_samples(); ++i)
-        correct += svm_predict(model, test_rows.svm_ptrs[std::size_t(i)]) == test.y[i];
-    row.peer_acc = double(correct) / double(test.n_samples());
-    svm_free_and_destroy_model(&model);
+    run_libsvm(row, train, test, C, options.kernel);
     return row;
 }
 
@@ -174,27 +182,7 @@ Row run_smo(const std::string& name, const Dataset& train, const Dataset& test, 
     }
     if (!sides.peer) return row;
 
-    SparseRows rows(train.X, 0);
-    std::vector<double> y(train.y.data(), train.y.data() + train.n_samples());
-    svm_problem prob{int(train.n_samples()), y.data(), rows.svm_ptrs.data()};
-    svm_parameter param{};
-    param.svm_type = C_SVC;
-    param.kernel_type = RBF;
-    param.gamma = gamma;
-    param.C = C;
-    param.eps = 1e-3;
-    param.cache_size = 1000;
-    param.shrinking = 1;
-    svm_set_print_string_function([](const char*) {});
-    svm_model* model = nullptr;
-    row.peer_s = seconds_of([&] { model = svm_train(&prob, &param); });
-    row.peer_obj = libsvm_objective(model, train, options.kernel);
-    SparseRows test_rows(test.X, 0);
-    Index correct = 0;
-    for (Index i = 0; i < test.n_samples(); ++i)
-        correct += svm_predict(model, test_rows.svm_ptrs[std::size_t(i)]) == test.y[i];
-    row.peer_acc = double(correct) / double(test.n_samples());
-    svm_free_and_destroy_model(&model);
+    run_libsvm(row, train, test, C, options.kernel);
     return row;
 }
 
