@@ -105,9 +105,9 @@ class SVC(_KernelClassifier):
     (gamma x.y + coef0)^degree, "rbf" exp(-gamma |x-y|^2), plus "sum-of-powers" and "chi2".
     ``gamma`` also takes scikit-learn's "scale" and "auto". ``ridge`` is added to the kernel
     diagonal (2-norm slack), ``tol`` is the KKT stopping tolerance, ``cache_size`` the kernel
-    cache in MiB. Defaults are the library's. On a linear kernel from 20,000 training rows (at
-    most 1024 features) the same SVM is solved without its kernel, in the primal's dimension,
-    to a relative duality gap of 1e-8 (``tol`` and the cache do not apply there).
+    cache in MiB. Defaults are the library's. On a linear kernel from max(2000, 10 d) training
+    rows (at most 1024 features) the same SVM is solved without its kernel, in the primal's
+    dimension, to a relative duality gap of 1e-8 (``tol`` and the cache do not apply there).
     """
 
     def __init__(self, *, C=1.0, kernel="linear", gamma=1.0, degree=3, coef0=0.0, ridge=0.0,

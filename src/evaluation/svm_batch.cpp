@@ -76,7 +76,7 @@ private:
     // The duals of the problems q with active[q] (empty: all) on their kernels K (n_q x (n_q Q),
     // the sub-blocks of K_ for rows train[q] of the training block), labels Y (n_q x Q), warm
     // starts from `warm`. Without K_ (one split): SMO on kernel columns computed on demand, or
-    // on a linear kernel from 20,000 rows the dual without the kernel (trains_without_kernel).
+    // on a linear kernel with n >> d the dual without the kernel (trains_without_kernel).
     std::vector<SmoResult> solve(const DeviceMatrix& K, const std::vector<IndexVector>& train,
                                  const Matrix& Y, const SmoOptions& smo, const Matrix* warm,
                                  const std::vector<char>& active = {}) {

@@ -1,6 +1,7 @@
 // The linear SVM without its kernel (linear_svm_without_kernel.hpp).
 #include "methods/linear_svm_without_kernel.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -38,7 +39,8 @@ LinearSvmSolution solve_linear_svm_without_kernel(const Matrix& X, const Vector&
 
 bool trains_without_kernel(Index n_samples, Index n_features, const SvmOptions& options) {
     return options.kernel.type == KernelType::Linear && options.bias &&
-           fits_without_kernel(n_samples) && n_features <= kKernelFreeFeatures;
+           n_features <= kKernelFreeFeatures &&
+           n_samples >= std::max(kKernelFreeSvmSamples, 10 * n_features);
 }
 
 SmoResult svm_dual_without_kernel(const Matrix& X, const Vector& y, const SmoOptions& smo,

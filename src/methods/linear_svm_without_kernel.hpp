@@ -19,10 +19,9 @@ LinearSvmSolution solve_linear_svm_without_kernel(const Matrix& X, const Vector&
                                                   double ridge, const Vector* warm);
 
 // From kKernelFreeSamples samples on, where the kernel alone takes 3.2 GB or more (20 GB at
-// ijcnn1's 49,990 rows), the final classifier (few features), l2-AROM's and RFE's SVMs
-// (fits_without_kernel, ridge or not; a hard margin, C = inf and ridge = 0, through
-// solve_svm_dual's staged bounds) and the `svm` classifier on a linear kernel
-// (trains_without_kernel) take this route.
+// ijcnn1's 49,990 rows), the final classifier, l2-AROM's and RFE's SVMs (fits_without_kernel,
+// ridge or not; a hard margin, C = inf and ridge = 0, through solve_svm_dual's staged bounds)
+// take this route; the `svm` classifier on a linear kernel from fewer (trains_without_kernel).
 constexpr Index kKernelFreeSamples = 20'000;
 inline bool fits_without_kernel(Index n_samples) { return n_samples >= kKernelFreeSamples; }
 
@@ -31,12 +30,16 @@ inline bool fits_without_kernel(Index n_samples) { return n_samples >= kKernelFr
 // free.
 constexpr double kKernelFreeAtBoundTolerance = 1e-6;
 
-// Whether the `svm` classifier trains train_svm's SVM without the kernel: a linear kernel with
-// a bias, at least kKernelFreeSamples samples and at most kKernelFreeFeatures features. Each
-// Newton step takes n d^2 and a (d + 1)-square solve, SMO's steps n d each but many: on 20,000
-// Gaussian samples at C = 1, d = 64 / 256: 0.48 / 5.2 s against SMO's 23 / 527 s (its
-// 2,000,000-step cap); d = 512 / 1024 took 14 / 51 s.
+// Whether the `svm` classifier (train, cv's per-split solves on kernel columns) trains
+// train_svm's SVM without the kernel: a linear kernel with a bias, at most kKernelFreeFeatures
+// features and at least max(kKernelFreeSvmSamples, 10 d) samples. Each Newton step takes n d^2
+// and a (d + 1)-square solve, SMO's steps n d each (or n on a stored kernel), but on data with
+// n >> d it takes millions of them: Gaussian classes at C = 1, n = 20,000 and d = 64 / 256:
+// 0.48 / 5.2 s against SMO's 23 / 527 s (its step cap), d = 512 / 1024: 14 / 51 s; at C = 100,
+// n = 5000 / 2000, d = 250 / 100: 0.52 / 0.07 s against 210 / 13.6 s, SMO stopped by its cap
+// short of the optimum (objective 2 % / 0.02 % off).
 constexpr Index kKernelFreeFeatures = 1024;
+constexpr Index kKernelFreeSvmSamples = 2000;
 bool trains_without_kernel(Index n_samples, Index n_features, const SvmOptions& options);
 inline bool trains_without_kernel(const Dataset& data, const SvmOptions& options) {
     return trains_without_kernel(data.n_samples(), data.n_features(), options);

@@ -11,7 +11,7 @@ public:
     const MethodInfo& info() const override {
         static const MethodInfo info{
             "svm",
-            "L2-norm SVM (C-SVC) trained by SMO (linear, 20,000+ samples: without the kernel)",
+            "L2-norm SVM (C-SVC) trained by SMO (linear, n >= 2000 and 10 d: without the kernel)",
             "Fan, Chen & Lin 2005 (SMO with WSS2, as LIBSVM); Keerthi & DeCoste 2005 (finite "
             "Newton, with a ridge)",
             {}};

@@ -216,8 +216,8 @@ TEST(ModelSelection, KernelColumnsOnDemandGiveTheSameResult) {
     }
 }
 
-// From 20,000 training rows the linear SVM of a split is solved without its kernel
-// (trains_without_kernel): the split's support, steps and test error are those of
+// On n >> d training rows (here 20,000 x 5) the linear SVM of a split is solved without its
+// kernel (trains_without_kernel): the split's support, steps and test error are those of
 // train_svm_without_kernel on the same rows, and an inner grid runs the same way.
 TEST(ModelSelection, LinearSvmFromTwentyThousandRowsNeedsNoKernel) {
     ZN_SEED_TRACE();
