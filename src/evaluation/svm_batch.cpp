@@ -43,7 +43,10 @@ public:
           first_seed_(first_seed), out_(count),
           batch_(gather_splits(backend, X, y, splits, first, count, options.standardize)) {
         clock_.lap(phases_.data);
-        if (kernel_fits(std::size_t(n()), options))
+        // One split whose linear SVM is solved without the kernel (n >> d) stores none.
+        const bool without_kernel =
+            P() == 1 && trains_without_kernel(n(), batch_.blocks.train.cols(), options.svm);
+        if (!without_kernel && kernel_fits(std::size_t(n()), options))
             K_ = backend.kernel_batch(options.svm.kernel, P(), batch_.blocks.train,
                                       batch_.blocks.train);
         else
@@ -75,8 +78,8 @@ private:
 
     // The duals of the problems q with active[q] (empty: all) on their kernels K (n_q x (n_q Q),
     // the sub-blocks of K_ for rows train[q] of the training block), labels Y (n_q x Q), warm
-    // starts from `warm`. Without K_ (one split): SMO on kernel columns computed on demand, or
-    // on a linear kernel with n >> d the dual without the kernel (trains_without_kernel).
+    // starts from `warm`. Without K_ (one split): on a linear kernel with n >> d the dual
+    // without the kernel (trains_without_kernel), else SMO on kernel columns computed on demand.
     std::vector<SmoResult> solve(const DeviceMatrix& K, const std::vector<IndexVector>& train,
                                  const Matrix& Y, const SmoOptions& smo, const Matrix* warm,
                                  const std::vector<char>& active = {}) {

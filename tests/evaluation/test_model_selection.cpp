@@ -264,6 +264,19 @@ TEST(ModelSelection, LinearSvmFromTwentyThousandRowsNeedsNoKernel) {
     EXPECT_EQ(chosen.status, Status::Success);
     ASSERT_EQ(chosen.inner_errors.size(), 2u);
     for (double inner : chosen.inner_errors) EXPECT_LT(inner, 0.2);
+
+    // 2500 training rows whose kernel would be stored: the route all the same.
+    Fold small = split;
+    small.train.resize(2500);
+    SvmEvaluationOptions stored = options;
+    stored.svm.max_kernel_mb = 1000.0;
+    const SvmSplitEvaluation s = evaluate_svm_split(*backend, data, small, stored, 0);
+    Dataset small_train;
+    small_train.X = data.X(small.train, Eigen::all);
+    small_train.y = data.y(small.train);
+    const SvmTrainResult small_direct = detail::train_svm_without_kernel(small_train, stored.svm);
+    EXPECT_EQ(s.iterations, small_direct.smo.iterations);
+    EXPECT_EQ(s.n_support, small_direct.model.n_support());
 }
 
 // The backend's capabilities, not its kind, choose the schedule: a CPU backend that prefers
