@@ -157,6 +157,22 @@ def test_svc_agrees_with_scikit_learn():
     assert ours.n_support_.sum() == theirs.n_support_.sum()
 
 
+def test_linear_svc_on_many_rows_agrees_with_scikit_learn():
+    """From 2000 rows (n >= 10 d) the linear SVC is solved without its kernel: the same SVM as
+    scikit-learn's (LIBSVM's) SMO, to LIBSVM's tolerance."""
+    from sklearn.svm import SVC as SkSVC
+    X, y = two_class_problem(n=2400, d=6, seed=5)
+    X += np.random.default_rng(6).normal(scale=1.0, size=X.shape)  # inseparable
+    ours = zn.SVC(kernel="linear", C=1.0).fit(X, y)
+    theirs = SkSVC(kernel="linear", C=1.0, tol=1e-6).fit(X, y)
+    scale = np.abs(theirs.coef_).max()
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=0, atol=1e-4 * scale)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-4)
+    assert abs(int(ours.n_support_.sum()) - int(theirs.n_support_.sum())) <= 2
+    np.testing.assert_allclose(ours.decision_function(X), X @ ours.coef_[0] + ours.intercept_,
+                               atol=1e-9)
+
+
 def test_l0svc_is_sparser_than_svc():
     X, y = two_class_problem(n=100, d=5, seed=5)
     X += np.random.default_rng(6).normal(scale=1.0, size=X.shape)
