@@ -143,7 +143,7 @@ Vector SvmModel::decision_function(Backend& backend, const Matrix& X) const {
     const DeviceMatrix sv = backend.upload(as_weights ? Matrix(linear_weights().transpose())
                                                       : support_vectors);
     const DeviceMatrix K = backend.kernel_matrix(kernel, points, sv);
-    const DeviceMatrix c = backend.upload(as_weights ? Vector::Ones(1) : coef);
+    const DeviceMatrix c = backend.upload(as_weights ? Vector(Vector::Ones(1)) : coef);
     DeviceMatrix f = backend.allocate(X.rows(), 1);
     backend.gemm(false, false, 1.0, K, c, 0.0, f);
     return backend.download(f).col(0).array() + bias;
