@@ -149,8 +149,10 @@ private:
         s << "\n"
           << "  objective        " << fmt(r.value("objective", 0.0)) << "\n"
           << "  iterations       " << trained.iterations << " (" << to_string(trained.status)
-          << ")\n"
-          << "  bias             " << fmt(trained.model.bias) << "\n"
+          << ")\n";
+        if (r.contains("solver"))
+            s << "  solver           " << r["solver"].get<std::string>() << "\n";
+        s << "  bias             " << fmt(trained.model.bias) << "\n"
           << "  training time    " << fmt(trained.seconds) << " s\n"
           << "  model            " << model_path << "\n";
         save(file, s.str());

@@ -19,9 +19,9 @@ public:
     }
     TrainedClassifier train(Backend& backend, const Dataset& data, const SvmOptions& svm,
                             const Parameters&) const override {
-        const SvmTrainResult r = detail::trains_without_kernel(data, svm)
-                                     ? detail::train_svm_without_kernel(data, svm)
-                                     : train_svm(backend, data, svm);
+        const bool without_kernel = detail::trains_without_kernel(data, svm);
+        const SvmTrainResult r = without_kernel ? detail::train_svm_without_kernel(data, svm)
+                                                : train_svm(backend, data, svm);
         TrainedClassifier out;
         out.model = r.model;
         out.method = info().name;
@@ -29,6 +29,9 @@ public:
         out.iterations = r.smo.iterations;
         out.seconds = r.seconds;
         out.report = to_json(r);
+        out.report["solver"] = !without_kernel          ? "smo"
+                               : svm.smo.ridge > 0.0 ? "primal newton, no kernel"
+                                                     : "interior point, no kernel";
         return out;
     }
 };

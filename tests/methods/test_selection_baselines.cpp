@@ -968,6 +968,8 @@ TEST(TrainSvmWithoutKernel, MatchesSmoOnTheKernel) {
     const TrainedClassifier trained = find_classifier("svm").train(*backend, many, svm, {});
     const SvmTrainResult direct = detail::train_svm_without_kernel(many, svm);
     EXPECT_EQ(trained.status, Status::Success);
+    ASSERT_TRUE(trained.report.contains("solver"));
+    EXPECT_EQ(trained.report.at("solver").get<std::string>(), "interior point, no kernel");
     EXPECT_EQ(trained.iterations, direct.smo.iterations);
     EXPECT_EQ(trained.model.n_support(), direct.model.n_support());
     EXPECT_LE((trained.model.linear_weights() - direct.model.linear_weights()).norm(),
