@@ -365,14 +365,14 @@ FeatureSubset retrain_ww(const Dataset& data, const Machines& machines,
 // interior-point method of that dual (Newton steps of n r^2, dc_svm.hpp) beats SMO's O(n)
 // steps, of which a large C asks many. On ijcnn1's first ten CORR features (r = 10), C = 1 /
 // 100: 0.65 / 0.70 s against SMO's 4.7 / 27.5 s at n = 49,990 and 0.14 / 0.48 s against
-// 0.50 / 2.1 s at n = 20,000; at n = 5000 SMO was faster (0.2 s against 0.03-0.3 s). a9a's
-// 32,561 rows on ten of its binary columns: 0.08 s against 1.9 / 3.2 s. Up to
-// kKernelFreeFeatures selected features, as the `svm` classifier (linear_svm_without_kernel.hpp:
-// 5 s against SMO's 527 s at r = 256 on 20,000 samples). A hard margin (final_C = inf) goes through solve_svm_dual's
-// staged bounds on the same solver; with a ridge (final_ridge > 0) the primal's Newton steps
-// solve it (solve_ridge_svm_primal).
+// 0.50 / 2.1 s at n = 20,000; at n = 5000 both took 0.03-0.3 s. a9a's 32,561 rows on ten of
+// its binary columns: 0.08 s against 1.9 / 3.2 s. It is taken where the `svm` classifier takes
+// it (trains_without_kernel: n >= max(2000, 10 r), r <= 1024; on Gaussian data SMO's large-C
+// runs end at its step cap). A hard margin (final_C = inf) goes through solve_svm_dual's staged
+// bounds on the same solver; with a ridge (final_ridge > 0) the primal's Newton steps solve it
+// (solve_ridge_svm_primal).
 bool final_without_kernel(Index n, Index r) {
-    return fits_without_kernel(n) && r <= kKernelFreeFeatures;
+    return trains_without_kernel(n, r, SvmOptions{});  // linear kernel, bias
 }
 
 // The linear machine f(x) = w.x + b as an SvmModel: one expansion point w with coefficient 1
