@@ -7,6 +7,7 @@
 #include "evaluation/split_runner.hpp"
 #include "methods/linear_svm_without_kernel.hpp"
 #include "solvers/dense_dual.hpp"
+#include "solvers/expansion.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
 #include "zeronorm/solvers/svm.hpp"
@@ -125,18 +126,8 @@ private:
                 const DeviceMatrix points = eval != nullptr
                                                 ? backend_.select_rows(train_block, (*eval)[q])
                                                 : batch_.blocks.test;
-                const DeviceMatrix support = backend_.select_rows(train_block, sv);
-                DeviceMatrix f = backend_.allocate(Y_eval.rows(), 1);
-                if (options_.svm.kernel.type == KernelType::Linear) {  // through w: no kernel
-                    DeviceMatrix w = backend_.allocate(support.cols(), 1);
-                    backend_.gemm(true, false, 1.0, support, backend_.upload(coef), 0.0, w);
-                    backend_.gemm(false, false, 1.0, points, w, 0.0, f);
-                } else {
-                    const DeviceMatrix K =
-                        backend_.kernel_matrix(options_.svm.kernel, points, support);
-                    backend_.gemm(false, false, 1.0, K, backend_.upload(coef), 0.0, f);
-                }
-                decision += backend_.download(f).col(0);
+                decision += expansion_values(backend_, options_.svm.kernel, points,
+                                             backend_.select_rows(train_block, sv), coef);
             }
             out[q] = error_rate(labels_from_decision(decision), Y_eval.col(Index(q)));
         }

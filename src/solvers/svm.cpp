@@ -6,6 +6,7 @@
 #include "core/stopwatch.hpp"
 #include "solvers/box_dual.hpp"
 #include "solvers/dense_dual.hpp"
+#include "solvers/expansion.hpp"
 #include "solvers/labels.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
@@ -136,18 +137,29 @@ Vector SvmModel::decision_function(Backend& backend, const Matrix& X) const {
     ZN_EXPECTS(detail::all_finite(X), "prediction data contains NaN or Inf");
     check_kernel_domain(kernel, X);
     if (n_support() == 0 || X.rows() == 0) return Vector::Constant(X.rows(), bias);
-    const DeviceMatrix points = backend.upload(X);
-    // A linear expansion is the one point w (X.rows() n_support d work and memory down to
-    // X.rows() d).
-    const bool as_weights = kernel.type == KernelType::Linear && n_support() > 1;
-    const DeviceMatrix sv = backend.upload(as_weights ? Matrix(linear_weights().transpose())
-                                                      : support_vectors);
-    const DeviceMatrix K = backend.kernel_matrix(kernel, points, sv);
-    const DeviceMatrix c = backend.upload(as_weights ? Vector(Vector::Ones(1)) : coef);
-    DeviceMatrix f = backend.allocate(X.rows(), 1);
-    backend.gemm(false, false, 1.0, K, c, 0.0, f);
-    return backend.download(f).col(0).array() + bias;
+    return detail::expansion_values(backend, kernel, backend.upload(X),
+                                    backend.upload(support_vectors), coef)
+               .array() +
+           bias;
 }
+
+namespace detail {
+
+Vector expansion_values(Backend& backend, const KernelSpec& kernel, const DeviceMatrix& points,
+                        const DeviceMatrix& centres, const Vector& coef) {
+    DeviceMatrix f = backend.allocate(points.rows(), 1);
+    if (kernel.type == KernelType::Linear && centres.rows() > 1) {
+        DeviceMatrix w = backend.allocate(centres.cols(), 1);
+        backend.gemm(true, false, 1.0, centres, backend.upload(coef), 0.0, w);
+        backend.gemm(false, false, 1.0, points, w, 0.0, f);
+    } else {
+        const DeviceMatrix K = backend.kernel_matrix(kernel, points, centres);
+        backend.gemm(false, false, 1.0, K, backend.upload(coef), 0.0, f);
+    }
+    return backend.download(f).col(0);
+}
+
+}  // namespace detail
 
 Vector SvmModel::predict(Backend& backend, const Matrix& X) const {
     return labels_from_decision(decision_function(backend, X));

@@ -40,6 +40,7 @@
 #include <string>
 
 #include "core/stopwatch.hpp"
+#include "solvers/expansion.hpp"
 #include "solvers/labels.hpp"
 #include "zeronorm/core/error.hpp"
 #include "zeronorm/core/ops/smo_ops.hpp"
@@ -355,13 +356,10 @@ Vector SparseSvmModel::decision_function(Backend& backend, const Matrix& X) cons
                                                                << " expansion points but "
                                                                << alpha.size() << " coefficients");
     if (n_terms() == 0 || X.rows() == 0) return Vector::Constant(X.rows(), bias);
-    const DeviceMatrix points = backend.upload(X);
-    const DeviceMatrix centres = backend.upload(expansion_points);
-    const DeviceMatrix K = backend.kernel_matrix(kernel, points, centres);
-    const DeviceMatrix a = backend.upload(Matrix(alpha));
-    DeviceMatrix f = backend.allocate(X.rows(), 1);
-    backend.gemm(false, false, 1.0, K, a, 0.0, f);
-    return backend.download(f).col(0).array() + bias;
+    return detail::expansion_values(backend, kernel, backend.upload(X),
+                                    backend.upload(expansion_points), alpha)
+               .array() +
+           bias;
 }
 
 SvmModel SparseSvmModel::to_svm_model() const {
