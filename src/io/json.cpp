@@ -1,6 +1,7 @@
 #include "zeronorm/io/json.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "zeronorm/core/status.hpp"
 
@@ -123,7 +124,9 @@ Json to_json(const SvmTrainResult& result) {
     Json j;
     j["n_support"] = result.model.n_support();
     j["objective"] = result.smo.objective;
-    j["kkt_gap"] = result.smo.kkt_gap;
+    // The solver's own stopping measure (smo.hpp): SMO's KKT gap or the kernel-free duality gap.
+    if (!std::isnan(result.smo.kkt_gap)) j["kkt_gap"] = result.smo.kkt_gap;
+    if (!std::isnan(result.smo.duality_gap)) j["duality_gap"] = result.smo.duality_gap;
     j["bias"] = result.model.bias;
     add_outcome(j, result.smo.iterations, result.smo.status, result.seconds);
     return j;

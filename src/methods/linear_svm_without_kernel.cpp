@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 #include "core/stopwatch.hpp"
@@ -30,7 +31,8 @@ LinearSvmSolution solve_linear_svm_without_kernel(const Matrix& X, const Vector&
     out.dual.beta = s.beta.col(0);
     out.dual.bias = s.b[0];
     out.dual.objective = -s.dual[0];
-    out.dual.kkt_gap = s.primal[0] - s.dual[0];
+    out.dual.duality_gap = s.primal[0] - s.dual[0];
+    out.dual.kkt_gap = std::numeric_limits<double>::quiet_NaN();  // its measure is duality_gap
     out.dual.iterations = s.iterations[0];
     out.dual.status = s.status[0];
     out.w = s.w.col(0);

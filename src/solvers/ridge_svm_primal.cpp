@@ -86,6 +86,7 @@ LinearSvmSolution solve_ridge_svm_primal(const Matrix& X, const Vector& y, doubl
     std::vector<unsigned char> piece(static_cast<std::size_t>(n)), previous_piece;
     SmoResult& dual = out.dual;
     dual.status = Status::NoConvergence;
+    dual.kkt_gap = std::numeric_limits<double>::quiet_NaN();  // its measure is duality_gap
     for (std::int64_t step = 0;; ++step) {
         f = X * out.w;  // recomputed each step: no drift to accept a stop on
         t = (1.0 - y.array() * (f.array() + b)).matrix();
@@ -104,7 +105,7 @@ LinearSvmSolution solve_ridge_svm_primal(const Matrix& X, const Vector& y, doubl
         dual.beta = feasible;
         dual.bias = b;
         dual.objective = -dual_value;
-        dual.kkt_gap = primal - dual_value;
+        dual.duality_gap = primal - dual_value;
         dual.iterations = step;
         // The finite termination of the method: where the last step left every sample on its
         // piece, the loss was one quadratic along the whole step (t is linear in the step

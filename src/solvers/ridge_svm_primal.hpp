@@ -21,7 +21,7 @@ namespace zeronorm::detail {
 // once the pieces are right, few when warm-started near the answer.
 // A linear SVM solved without its kernel: the dual as SMO reports it, and the primal weights.
 struct LinearSvmSolution {
-    SmoResult dual;  // beta (feasible), bias, objective -D(beta), kkt_gap P - D, solver steps
+    SmoResult dual;  // beta (feasible), bias, objective -D(beta), duality_gap P - D, steps
     Vector w;        // the primal weights, X'(y o beta) at the optimum
 };
 
@@ -30,7 +30,8 @@ struct LinearSvmSolution {
 // method's finite termination: the optimum to rounding), or, where rounding ends the descent
 // first, when (P - D) <= gap_tolerance |P| (D at the primal's beta made feasible) or the Newton
 // decrement puts w within sqrt(gap_tolerance) |w| of the optimum; NoConvergence after
-// max_steps steps or a descent that ends otherwise. dual.kkt_gap reports P - D.
+// max_steps steps or a descent that ends otherwise. dual.duality_gap reports P - D (kkt_gap
+// NaN: smo.hpp).
 LinearSvmSolution solve_ridge_svm_primal(const Matrix& X, const Vector& y, double C, double ridge,
                                          const Vector* warm, double gap_tolerance,
                                          std::int64_t max_steps);

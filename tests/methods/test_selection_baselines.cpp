@@ -914,6 +914,18 @@ TEST(TrainSvmWithoutKernel, MatchesSmoOnTheKernel) {
         // SMO may stop short at a large C (the route's reason): its beta is feasible and its
         // bracket [D, P] holds all the same.
         ASSERT_EQ(smo.smo.beta.size(), data.n_samples());
+        // Each route reports its own stopping measure: the primal-dual gap here (within the
+        // solver's tolerance), SMO's KKT gap there.
+        EXPECT_TRUE(std::isnan(kf.smo.kkt_gap));
+        EXPECT_GE(kf.smo.duality_gap, -1e-12 * std::abs(kf.smo.objective));
+        EXPECT_LE(kf.smo.duality_gap, 1e-7 * std::abs(kf.smo.objective));
+        EXPECT_TRUE(std::isnan(smo.smo.duality_gap));
+        if (smo.smo.status == Status::Success) {
+            EXPECT_LE(smo.smo.kkt_gap, svm.smo.tolerance);
+        }
+        const Json kf_report = to_json(kf), smo_report = to_json(smo);
+        EXPECT_TRUE(kf_report.contains("duality_gap") && !kf_report.contains("kkt_gap"));
+        EXPECT_TRUE(smo_report.contains("kkt_gap") && !smo_report.contains("duality_gap"));
         const auto primal = [&](const SvmModel& model) {
             const Vector w = model.linear_weights();
             return c.ridge > 0 ? ridge_svm_primal(data.X, data.y, c.C, c.ridge, w, model.bias)
@@ -980,6 +992,9 @@ TEST(TrainSvmWithoutKernel, MatchesSmoOnTheKernel) {
     Dataset one_class = many;
     one_class.y.setOnes();
     EXPECT_THROW(detail::train_svm_without_kernel(one_class, svm), InvalidArgument);
+    // So is an SVM the route does not solve: another kernel, or no bias.
+    EXPECT_THROW(detail::train_svm_without_kernel(many, rbf), InvalidArgument);
+    EXPECT_THROW(detail::train_svm_without_kernel(many, without_bias), InvalidArgument);
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ Json to_json(const SvmEvaluation& result);
 // the method chose itself such as FS-SVMCP's `fs_svmcp.C`, `features`, `selected`, test `error`,
 // `train_error`, the lowest `validation_error`, iterations, status, seconds).
 Json to_json(const ValidationProtocolResult& result);
-// `n_support`, `objective`, `kkt_gap`, `bias` of the trained SVM.
+// `n_support`, `objective`, `bias` of the trained SVM, and the solver's stopping measure: SMO's
+// `kkt_gap`, or `duality_gap` (primal - dual) of the linear SVM solved without its kernel.
 Json to_json(const SvmTrainResult& result);
 // `n_support` (= `n_expansion_terms`, distinct expansion points), `n_support_points` (training
 // points with alpha != 0), the last step's `objective`, `smo_iterations`, `active_terms` per
