@@ -12,7 +12,10 @@ LinearSVC(loss="squared_hinge", C=1/(2L)), LIBLINEAR's dual coordinate descent f
 primal, except that LIBLINEAR's bias is a feature of value 1 and so is penalised by b^2/2
 (against objectives of order 10^6 on these data: no difference to the features chosen).
 
-usage: sklearn_arom_many_samples.py DATA.csv --features 10 (--C 1 | --ridge 1e-3)
+With --rfe (and --C) it runs scikit-learn's RFE(SVC(kernel="linear", C), step=1) to the
+smallest count instead: the peer of `zeronorm select DATA --method rfe -f R --C C`.
+
+usage: sklearn_arom_many_samples.py DATA.csv --features 10 (--C 1 | --ridge 1e-3) [--rfe]
 """
 import argparse
 import json
@@ -21,6 +24,7 @@ import sys
 import time
 
 import numpy as np
+from sklearn.feature_selection import RFE
 from sklearn.svm import SVC, LinearSVC
 from threadpoolctl import threadpool_limits
 
@@ -52,14 +56,25 @@ def main():
     box = p.add_mutually_exclusive_group(required=True)
     box.add_argument("--C", type=float)
     box.add_argument("--ridge", type=float)
+    p.add_argument("--rfe", action="store_true")
     a = p.parse_args()
+    if a.rfe and a.C is None:
+        sys.exit("sklearn_arom_many_samples.py: --rfe needs --C")
     weights = linear_svc_weights(a.C) if a.C is not None else squared_slack_weights(a.ridge)
     raw = np.loadtxt(a.data, delimiter=",", skiprows=1)
     X, y = raw[:, :-1], raw[:, -1]
     counts = [int(c) for c in a.features.split(",")]
     t0 = time.perf_counter()
     with threadpool_limits(1):
-        chosen = arom_path(X, y, counts, 0.0, weights=weights)
+        if a.rfe:
+            r = min(counts)
+            rfe = RFE(SVC(kernel="linear", C=a.C, tol=1e-3, cache_size=2000),
+                      n_features_to_select=r, step=1).fit(X, y)
+            # ranking_: 1 for the survivors, then the reverse order of elimination
+            order = np.lexsort((np.arange(X.shape[1]), rfe.ranking_))
+            chosen = {c: order[:c] for c in counts}
+        else:
+            chosen = arom_path(X, y, counts, 0.0, weights=weights)
     seconds = time.perf_counter() - t0
     print(json.dumps({"seconds": seconds,
                       "selected": {str(r): [int(j) for j in chosen[r]] for r in counts}}))

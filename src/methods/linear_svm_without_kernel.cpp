@@ -45,6 +45,11 @@ bool trains_without_kernel(Index n_samples, Index n_features, const SvmOptions& 
            n_samples >= std::max(kKernelFreeSvmSamples, 10 * n_features);
 }
 
+bool fits_without_kernel(Index n_samples, Index n_features) {
+    return n_samples >= kKernelFreeSamples ||
+           trains_without_kernel(n_samples, n_features, SvmOptions{});  // linear kernel, bias
+}
+
 SmoResult svm_dual_without_kernel(const Matrix& X, const Vector& y, const SmoOptions& smo,
                                   const Vector* warm) {
     SmoResult dual = solve_linear_svm_without_kernel(X, y, smo.C, smo.ridge, warm).dual;

@@ -360,7 +360,7 @@ FeatureSubset retrain_ww(const Dataset& data, const Machines& machines,
     return subset;
 }
 
-// Whether the final soft-margin SVM is solved in the primal's dimension: the l2-l1 dual with
+// When retrain solves the final soft-margin SVM in the primal's dimension: the l2-l1 dual with
 // zero costs is its dual, and where the samples far outnumber the selected features the
 // interior-point method of that dual (Newton steps of n r^2, dc_svm.hpp) beats SMO's O(n)
 // steps, of which a large C asks many. On ijcnn1's first ten CORR features (r = 10), C = 1 /
@@ -370,10 +370,8 @@ FeatureSubset retrain_ww(const Dataset& data, const Machines& machines,
 // it (trains_without_kernel: n >= max(2000, 10 r), r <= 1024; on Gaussian data SMO's large-C
 // runs end at its step cap). A hard margin (final_C = inf) goes through solve_svm_dual's staged
 // bounds on the same solver; with a ridge (final_ridge > 0) the primal's Newton steps solve it
-// (solve_ridge_svm_primal).
-bool final_without_kernel(Index n, Index r) {
-    return trains_without_kernel(n, r, SvmOptions{});  // linear kernel, bias
-}
+// (solve_ridge_svm_primal). (Not fits_without_kernel's n >= 20,000 at any r: train_svm's SMO
+// stores no kernel beyond max_kernel_mb, its columns computed on demand.)
 
 // The linear machine f(x) = w.x + b as an SvmModel: one expansion point w with coefficient 1
 // (the dual of an interior-point solve is not sparse; the expansion over all samples would
@@ -407,7 +405,7 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
     std::iota(all_columns.begin(), all_columns.end(), Index(0));
     const auto radius2 = [&] { return max_row_norm2(sub.X, all_columns, Vector()); };
     subset.class_weights.resize(r, Index(machines.targets.size()));
-    const bool without_kernel = final_without_kernel(data.n_samples(), r);
+    const bool without_kernel = trains_without_kernel(data.n_samples(), r, SvmOptions{});
     for (std::size_t k = 0; k < machines.targets.size(); ++k) {
         sub.y = machines.targets[k];
         std::ostringstream where;

@@ -332,15 +332,18 @@ TEST_P(Rfe, OneVsRestMultiClass) {
 
 ZN_INSTANTIATE_FOR_BACKENDS(Rfe);
 
-// From 20,000 samples RFE with a soft margin fits its rounds through the l2-l1 dual (no 3.2 GB
-// kernel): the weights rank the planted features (strengths 1, 0.6, 0.35, 0.2, four noise
-// columns) and the first round's optimal value is SMO's on the same SVM, within SMO's
-// accuracy from below and weak duality from above.
-TEST(RfeAtManySamples, SoftMarginRoundsNeedNoKernelAndRankThePlantedFeatures) {
+// On many more samples than features (2500 x 8 and 20,000 x 8, where the kernel alone takes
+// 3.2 GB) RFE with a soft margin fits its rounds through the l2-l1 dual without the kernel: the
+// weights rank the planted features (strengths 1, 0.6, 0.35, 0.2, four noise columns) and the
+// first round's optimal value is SMO's on the same SVM, within SMO's accuracy from below and
+// weak duality from above.
+void expect_rfe_without_kernel(Index n) {
+    SCOPED_TRACE(std::to_string(n) + " samples");
+    ASSERT_TRUE(detail::fits_without_kernel(n, 8));
     auto backend = make_cpu_backend();
     SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(testing::test_seed()));
-    const Dataset data = noisy_linear_data(20'000, {1.0, 0.0, 0.6, 0.0, 0.35, 0.0, 0.2, 0.0},
-                                           0.1, 0.3, testing::test_seed());
+    const Dataset data = noisy_linear_data(n, {1.0, 0.0, 0.6, 0.0, 0.35, 0.0, 0.2, 0.0}, 0.1,
+                                           0.3, testing::test_seed());
     SelectionOptions opt;
     opt.method = SelectionMethod::Rfe;
     opt.feature_counts = {4, 2};
@@ -354,6 +357,11 @@ TEST(RfeAtManySamples, SoftMarginRoundsNeedNoKernelAndRankThePlantedFeatures) {
     EXPECT_EQ(two, (IndexVector{0, 2}));
     ASSERT_FALSE(r.trace.empty());
     expect_the_svm_optimum(*backend, data, opt.C, r.trace.front().objective);
+}
+
+TEST(RfeAtManySamples, SoftMarginRoundsNeedNoKernelAndRankThePlantedFeatures) {
+    expect_rfe_without_kernel(2500);
+    expect_rfe_without_kernel(20'000);
 }
 
 
@@ -484,16 +492,19 @@ TEST(MachineFits, WithoutKernelMatchesSmoOnTheKernel) {
     }
 }
 
-// l2-AROM from 20,000 samples fits its SVMs without the 3.2 GB kernel: it recovers the planted
+// l2-AROM on many more samples than features (2500 x 8, the route's lower edge, and 20,000 x 8,
+// where the kernel alone takes 3.2 GB) fits its SVMs without the kernel: it recovers the planted
 // features, its first iteration's value lies between SMO's dual and primal values of the same
 // SVM, and the default hard margin works on separable data and refuses overlapping data, which
 // a ridge then makes feasible.
-TEST(L2AromAtManySamples, FitsWithoutTheKernelAndFindsThePlantedFeatures) {
+void expect_l2_arom_without_kernel(Index n) {
+    SCOPED_TRACE(std::to_string(n) + " samples");
+    ASSERT_TRUE(detail::fits_without_kernel(n, 8));
     auto backend = make_cpu_backend();
     const std::uint64_t seed = testing::test_seed();
     SCOPED_TRACE("ZN_TEST_SEED=" + std::to_string(seed));
     const std::vector<double> strength = {1.0, 0.0, -0.7, 0.0, 0.45, 0.0, 0.0, 0.0};
-    const Dataset data = noisy_linear_data(20'000, strength, 0.1, 0.2, seed);
+    const Dataset data = noisy_linear_data(n, strength, 0.1, 0.2, seed);
     SelectionOptions opt;
     opt.method = SelectionMethod::L2Arom;
     opt.feature_counts = {3};
@@ -511,7 +522,7 @@ TEST(L2AromAtManySamples, FitsWithoutTheKernelAndFindsThePlantedFeatures) {
     hard.method = SelectionMethod::L2Arom;
     hard.feature_counts = {3};
     hard.final_C = kInf;  // the final classifier's hard margin, by the same staged solver
-    const Dataset separable = noisy_linear_data(20'000, strength, 0.1, 0.0, seed + 1, 0.3);
+    const Dataset separable = noisy_linear_data(n, strength, 0.1, 0.0, seed + 1, 0.3);
     const SelectionResult h = select_features(*backend, separable, hard);
     ASSERT_EQ(h.status, Status::Success) << h.message;
     const IndexVector best = h.subsets[0].selected;
@@ -545,6 +556,11 @@ TEST(L2AromAtManySamples, FitsWithoutTheKernelAndFindsThePlantedFeatures) {
     EXPECT_EQ(three, (IndexVector{0, 2, 4}));
     EXPECT_EQ(with_ridge.subsets[0].classifier_status, Status::Success)
         << with_ridge.subsets[0].classifier_message;
+}
+
+TEST(L2AromAtManySamples, FitsWithoutTheKernelAndFindsThePlantedFeatures) {
+    expect_l2_arom_without_kernel(2500);
+    expect_l2_arom_without_kernel(20'000);
 }
 
 // ---- front end: parsing and validation --------------------------------------------------------
@@ -975,6 +991,12 @@ TEST(TrainSvmWithoutKernel, MatchesSmoOnTheKernel) {
     EXPECT_FALSE(detail::trains_without_kernel(20'000, 1025, linear));
     EXPECT_FALSE(detail::trains_without_kernel(1999, 10, linear));
     EXPECT_FALSE(detail::trains_without_kernel(2000, 201, linear));
+    // l2-AROM's and RFE's SVMs: the same, and from 20,000 samples whatever d.
+    EXPECT_TRUE(detail::fits_without_kernel(2000, 200));
+    EXPECT_FALSE(detail::fits_without_kernel(1999, 10));
+    EXPECT_FALSE(detail::fits_without_kernel(2000, 201));
+    EXPECT_FALSE(detail::fits_without_kernel(19'999, 2000));
+    EXPECT_TRUE(detail::fits_without_kernel(20'000, 7129));
 
     // The registry's classifier there: the kernel-free solution, as the route gives it.
     const Dataset many = noisy_linear_data(2000, strength, 0.2, 0.4, seed + 100);

@@ -25,9 +25,11 @@
 // comes from kernel_matrix with the feature scale z (one SYRK), SMO is warm-started from the
 // previous beta, w_bar from one GEMM X'(beta .* y) for all machines at once. z is normalised to
 // max 1 after each update, and a component that falls to <= prune_tolerance is removed for good:
-// its column is compacted out of X (select_columns), so later iterations cost less. From 20,000
-// samples (fits_without_kernel) the two-class and one-vs-rest SVMs come from the l2-l1 dual's
-// interior point with zero costs (and the ridge) instead, on the host, without the n x n kernel.
+// its column is compacted out of X (select_columns), so later iterations cost less. Where the
+// samples outnumber the features (fits_without_kernel: n >= max(2000, 10 d), d <= 1024, or
+// n >= 20,000) the two-class and one-vs-rest SVMs come from the l2-l1 dual's interior point
+// with zero costs, or with a ridge from the primal's Newton steps, instead, on the host, without
+// the n x n kernel.
 #include "methods/arom/arom.hpp"
 
 #include <algorithm>
@@ -110,7 +112,7 @@ public:
     L2SvmFitter(Backend& backend, const Dataset& data, const Machines& machines,
                 const SelectionOptions& options)
         : backend_(backend), data_(data), machines_(machines), options_(options),
-          without_kernel_(fits_without_kernel(data.n_samples())),
+          without_kernel_(fits_without_kernel(data.n_samples(), data.n_features())),
           beta_(machines.targets.size()) {
         if (without_kernel_)
             X_host_ = data.X;

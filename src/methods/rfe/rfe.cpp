@@ -12,7 +12,8 @@
 // run serves all counts. The last survivors (the smallest count) keep the order of c_j in the
 // round that left them (no SVM is trained on them: with r features the data are often no longer
 // separable, and that SVM would not change the subset).
-// From 20,000 samples (fits_without_kernel) the rounds' SVMs come from the l2-l1 dual with zero
+// Where the samples outnumber the features (fits_without_kernel: n >= max(2000, 10 d),
+// d <= 1024, or n >= 20,000) the rounds' SVMs come from the l2-l1 dual with zero
 // costs, or with a ridge from the primal by Newton steps (fit_machines_without_kernel; a hard
 // margin through the same staged bounds as SMO's) instead of SMO on the n x n kernel: the same
 // SVM, its w the same to the solvers' accuracy.
@@ -179,7 +180,7 @@ MachineFits fit_rfe_round(Backend& backend, ColumnTracker& X, const KernelSpec& 
 
 Ranking run_rfe(Backend& backend, const Dataset& data, const Machines& machines,
                 const SelectionOptions& options, const IndexVector& counts_desc) {
-    if (fits_without_kernel(data.n_samples())) {
+    if (fits_without_kernel(data.n_samples(), data.n_features())) {
         std::vector<Vector> beta(machines.targets.size());
         return eliminate_recursively(
             data.n_features(), counts_desc, options.rfe_fraction,
