@@ -1,6 +1,7 @@
 #include "evaluation/svm_batch.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -246,7 +247,10 @@ std::string why_not_batched(const Dataset& data, const std::vector<Fold>& splits
         if (f.train.size() != splits.front().train.size() ||
             f.test.size() != splits.front().test.size())
             return "the splits differ in training or test size";
-    if (!kernel_fits(splits.front().train.size(), options))
+    // (A linear SVM solved without its kernel needs none: ChunkRun runs those splits one each.)
+    const Index n = Index(splits.front().train.size());
+    if (!trains_without_kernel(n, data.n_features(), options.svm) &&
+        !kernel_fits(std::size_t(n), options))
         return "a split's training kernel (" + std::to_string(splits.front().train.size()) +
                " rows) exceeds max_kernel_mb";
     if (options.svm.kernel.type == KernelType::Chi2 && (data.X.array() < 0).any())
@@ -265,8 +269,13 @@ std::vector<SvmSplitEvaluation> evaluate_svm_batched(
     const std::size_t d = std::size_t(data.n_features());
     // Per split: its blocks, training and test kernels, and the inner sub-blocks: over F folds
     // (F - 1)^2 / F n^2 for training and (F - 1) / F n^2 for the held-out parts, so under F n^2.
+    // Splits whose linear SVM is solved without its kernel (n >> d) go one to a chunk, where
+    // ChunkRun stores no kernel (batched, each split would store its n x n kernels for SMO).
     const std::size_t F = std::size_t(options.inner_folds);
-    const std::size_t per_split = ((n + m) * d + (F + 1) * n * n + m * n) * sizeof(double);
+    const std::size_t per_split =
+        trains_without_kernel(Index(n), Index(d), options.svm)
+            ? std::numeric_limits<std::size_t>::max()
+            : ((n + m) * d + (F + 1) * n * n + m * n) * sizeof(double);
     const DeviceMatrix X = backend.upload(data.X);
     return run_in_chunks<SvmSplitEvaluation>(
         splits.size(), backend.capabilities().batch_bytes, per_split,

@@ -277,6 +277,27 @@ TEST(ModelSelection, LinearSvmFromTwentyThousandRowsNeedsNoKernel) {
     const SvmTrainResult small_direct = detail::train_svm_without_kernel(small_train, stored.svm);
     EXPECT_EQ(s.iterations, small_direct.smo.iterations);
     EXPECT_EQ(s.n_support, small_direct.model.n_support());
+
+    // The batched schedule runs such splits one at a time by the same route, with or without
+    // room for their kernels: the per-split schedule's results.
+    const auto three = stratified_random_splits(data.y, 3, 2500, testing::test_seed() + 1);
+    for (const double kernel_mb : {1000.0, 10.0}) {
+        SCOPED_TRACE("max_kernel_mb " + std::to_string(kernel_mb));
+        SvmEvaluationOptions batched = options, per_split = options;
+        batched.svm.max_kernel_mb = per_split.svm.max_kernel_mb = kernel_mb;
+        batched.schedule = EvaluationSchedule::Batched;
+        per_split.schedule = EvaluationSchedule::PerSplit;
+        const SvmEvaluation b = evaluate_svm(*backend, data, three, batched);
+        const SvmEvaluation p = evaluate_svm(*backend, data, three, per_split);
+        EXPECT_TRUE(b.batched);
+        ASSERT_EQ(b.splits.size(), p.splits.size());
+        for (std::size_t f = 0; f < b.splits.size(); ++f) {
+            EXPECT_EQ(b.splits[f].status, Status::Success);
+            EXPECT_EQ(b.splits[f].iterations, p.splits[f].iterations);
+            EXPECT_EQ(b.splits[f].n_support, p.splits[f].n_support);
+            EXPECT_EQ(b.splits[f].error, p.splits[f].error);
+        }
+    }
 }
 
 // The backend's capabilities, not its kind, choose the schedule: a CPU backend that prefers

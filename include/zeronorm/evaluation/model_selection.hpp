@@ -36,7 +36,9 @@ struct SvmEvaluationOptions {
     // (solve_dense_dual's scheme, warm-started from the previous value) and one batched decision
     // product per group; the final SVMs one batched solve per chosen C, tested in one batched
     // product. It serves splits of equal training and test sizes whose training kernel fits in
-    // svm.max_kernel_mb; results equal PerSplit's up to rounding.
+    // svm.max_kernel_mb; results equal PerSplit's up to rounding. Splits whose linear SVM is
+    // solved without its kernel (n >= max(2000, 10 d), d <= 1024: README, `train`) run one at
+    // a time by that route and store no kernel.
     using Schedule = EvaluationSchedule;
     Schedule schedule = Schedule::Auto;
 
