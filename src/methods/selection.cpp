@@ -360,19 +360,6 @@ FeatureSubset retrain_ww(const Dataset& data, const Machines& machines,
     return subset;
 }
 
-// When retrain solves the final soft-margin SVM in the primal's dimension: the l2-l1 dual with
-// zero costs is its dual, and where the samples far outnumber the selected features the
-// interior-point method of that dual (Newton steps of n r^2, dc_svm.hpp) beats SMO's O(n)
-// steps, of which a large C asks many. On ijcnn1's first ten CORR features (r = 10), C = 1 /
-// 100: 0.65 / 0.70 s against SMO's 4.7 / 27.5 s at n = 49,990 and 0.14 / 0.48 s against
-// 0.50 / 2.1 s at n = 20,000; at n = 5000 both took 0.03-0.3 s. a9a's 32,561 rows on ten of
-// its binary columns: 0.08 s against 1.9 / 3.2 s. It is taken where the `svm` classifier takes
-// it (trains_without_kernel: n >= max(2000, 10 r), r <= 1024; on Gaussian data SMO's large-C
-// runs end at its step cap). A hard margin (final_C = inf) goes through solve_svm_dual's staged
-// bounds on the same solver; with a ridge (final_ridge > 0) the primal's Newton steps solve it
-// (solve_ridge_svm_primal). (Not fits_without_kernel's n >= 20,000 at any r: train_svm's SMO
-// stores no kernel beyond max_kernel_mb, its columns computed on demand.)
-
 // The linear machine f(x) = w.x + b as an SvmModel: one expansion point w with coefficient 1
 // (the dual of an interior-point solve is not sparse; the expansion over all samples would
 // predict the same at n times the cost).
@@ -405,6 +392,18 @@ FeatureSubset retrain(Backend& backend, const Dataset& data, const Machines& mac
     std::iota(all_columns.begin(), all_columns.end(), Index(0));
     const auto radius2 = [&] { return max_row_norm2(sub.X, all_columns, Vector()); };
     subset.class_weights.resize(r, Index(machines.targets.size()));
+    // The final soft-margin SVM is solved in the primal's dimension here: the l2-l1 dual with zero
+    // costs is its dual, and where the samples far outnumber the selected features the
+    // interior-point method of that dual (Newton steps of n r^2, dc_svm.hpp) beats SMO's O(n)
+    // steps, of which a large C asks many. On ijcnn1's first ten CORR features (r = 10), C = 1 /
+    // 100: 0.65 / 0.70 s against SMO's 4.7 / 27.5 s at n = 49,990 and 0.14 / 0.48 s against 0.50 /
+    // 2.1 s at n = 20,000; at n = 5000 both took 0.03-0.3 s. a9a's 32,561 rows on ten of its binary
+    // columns: 0.08 s against 1.9 / 3.2 s. It is taken where the `svm` classifier takes it
+    // (trains_without_kernel: n >= max(2000, 10 r), r <= 1024; on Gaussian data SMO's large-C runs
+    // end at its step cap). A hard margin (final_C = inf) goes through solve_svm_dual's staged
+    // bounds on the same solver; with a ridge (final_ridge > 0) the primal's Newton steps solve it
+    // (solve_ridge_svm_primal). (Not fits_without_kernel's n >= 20,000 at any r: train_svm's SMO
+    // stores no kernel beyond max_kernel_mb, its columns computed on demand.)
     const bool without_kernel = trains_without_kernel(data.n_samples(), r, SvmOptions{});
     for (std::size_t k = 0; k < machines.targets.size(); ++k) {
         sub.y = machines.targets[k];
